@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * desync_core.h	burst detection, offset draw and scheduling of desync
+ *
+ * This is the algorithm of the desync qdisc without the qdisc glue, in the
+ * way codel.h stands apart from sch_fq_codel.c: no kernel headers, all
+ * times in nanoseconds, no allocation.  The module, the userspace unit
+ * tests and the evaluation tools include it unchanged.
+ *
+ * Packets are sorted into groups.  A group is in one of four states:
+ *
+ *   IDLE       empty, on no list.
+ *   HELD       the start of a burst waits until wake_ns; on the timer heap.
+ *   ACTIVE     has packets that may leave now; on the round-robin list.
+ *   THROTTLED  its head packet carries a future departure time (EDT);
+ *              on the timer heap until then.
+ *
+ *         enqueue, idle >= idle_ns          timer or hold_limit
+ *   IDLE ---------------------------> HELD --------------------> ACTIVE
+ *     ^  enqueue, idle < idle_ns or offset 0                       | ^
+ *     +------------------------------------------------------------+ |
+ *     ^              last packet dequeued      EDT in the future   v |
+ *     +-------------------------------------------------- THROTTLED -+
+ *
+ * Only the start of a burst is held: while packets keep arriving closer
+ * than idle_ns apart the group stays ACTIVE, however often its queue
+ * drains.  The timer heap orders HELD and THROTTLED groups by wake_ns, so
+ * a burst start costs O(log n) and every other packet O(1).  ACTIVE
+ * groups share the link by deficit round robin in bytes.
+ *
+ * The caller owns the packets: it keeps each group's FIFO in head/tail,
+ * tells the core about every packet it adds or removes, and looks at the
+ * head packet's departure time itself.
+ */
+#ifndef _DESYNC_CORE_H
+#define _DESYNC_CORE_H
+
+#include "desync_types.h"
+
+#define DESYNC_NONE		0xffffffffU	/* end of an index list */
+#define DESYNC_SLOT_RANDOM	0xffffffffU
+
+/* Upper bounds that keep every product and shift below in 64 bits. */
+#define DESYNC_OFFSET_MAX_NS	1000000000U	/* 1 s */
+#define DESYNC_SLOTS_MAX	1024U
+
+enum desync_state {
+	DESYNC_IDLE,
+	DESYNC_HELD,
+	DESYNC_ACTIVE,
+	DESYNC_THROTTLED,
+};
+
+/* One cache line per group; the fields of the enqueue path come first. */
+struct desync_group {
+	void		*head;		/* packet FIFO, owned by the caller */
+	void		*tail;
+	u64		last_enq_ns;	/* last enqueue, for idle detection */
+	u64		wake_ns;	/* HELD, THROTTLED: when to move on */
+	u64		eligible_ns;	/* HELD: hold start; else: hold end */
+	u32		qlen;
+	s32		credit;		/* DRR deficit in bytes */
+	u32		prev;		/* round-robin list */
+	u32		next;
+	u32		heap_pos;	/* index in the timer heap */
+	u8		state;		/* enum desync_state */
+	u8		seen;		/* has had a packet since reset */
+};
+
+struct desync_params {
+	u64		idle_ns;
+	u64		ce_threshold_ns;	/* 0: never mark */
+	u32		offset_max_ns;		/* <= DESYNC_OFFSET_MAX_NS */
+	u32		slots;			/* >= 1 */
+	u32		slot;			/* < slots or DESYNC_SLOT_RANDOM */
+	u32		hold_limit;		/* >= 1 */
+	u32		quantum;		/* DRR bytes per round, > 0 */
+};
+
+struct desync_core_stats {
+	u64		bursts;
+	u64		held;
+	u64		hold_time_ns;
+	u64		early_release;
+	u64		throttled;
+};
+
+struct desync_sched {
+	struct desync_group	*groups;	/* ngroups entries */
+	u32			*heap;		/* ngroups entries */
+	u32			ngroups;
+	u32			heap_len;
+	u32			rr_head;
+	u32			rr_tail;
+	u32			groups_active;	/* ACTIVE + THROTTLED */
+	u32			groups_held;
+	u64			rng;
+	struct desync_params	p;
+	struct desync_core_stats st;
+};
+
+/* Time comparisons that survive the wrap of a u64 nanosecond clock. */
+static inline bool desync_time_before(u64 a, u64 b)
+{
+	return (s64)(a - b) < 0;
+}
+
+static inline u64 desync_time_max(u64 a, u64 b)
+{
+	return desync_time_before(a, b) ? b : a;
+}
+
+/* splitmix64: tiny, seedable, and good enough to spread hosts apart. */
+static inline u64 desync_rand_next(u64 *state)
+{
+	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, range) for range <= 2^32, by multiply and shift. */
+static inline u32 desync_rand_below(u64 *state, u64 range)
+{
+	return (u32)(((desync_rand_next(state) >> 32) * range) >> 32);
+}
+
+static inline void desync_seed(struct desync_sched *s, u64 seed)
+{
+	s->rng = seed;
+}
+
+/*
+ * The offset of one burst start.  Without slots it is uniform in
+ * [0, offset_max].  With N slots the window [0, offset_max) is cut into
+ * N equal slots; the host takes its fixed slot or a random one, plus a
+ * uniform jitter inside it, so a cluster can be spread by rank.
+ */
+static inline u64 desync_draw_offset(struct desync_sched *s)
+{
+	const struct desync_params *p = &s->p;
+	u32 width, slot;
+
+	if (!p->offset_max_ns)
+		return 0;
+	if (p->slots <= 1)
+		return desync_rand_below(&s->rng, (u64)p->offset_max_ns + 1);
+
+	width = p->offset_max_ns / p->slots;
+	slot = p->slot;
+	if (slot == DESYNC_SLOT_RANDOM)
+		slot = desync_rand_below(&s->rng, p->slots);
+	return (u64)slot * width + desync_rand_below(&s->rng, width);
+}
+
+/* Step marking as DCTCP expects, on the wait since the packet became
+ * eligible: the intentional hold and any EDT wait are not queueing.
+ */
+static inline bool desync_should_mark(const struct desync_sched *s, u64 now,
+				      u64 ready_ns)
+{
+	u64 thresh = s->p.ce_threshold_ns;
+
+	return thresh && (s64)(now - ready_ns) > (s64)thresh;
+}
+
+/* When a packet enqueued at enq_ns into group g could first have left. */
+static inline u64 desync_ready_time(const struct desync_group *g, u64 enq_ns)
+{
+	return desync_time_max(enq_ns, g->eligible_ns);
+}
+
+/* ---- timer heap: HELD and THROTTLED groups, earliest wake_ns on top ---- */
+
+static inline bool desync_heap_less(const struct desync_sched *s, u32 a, u32 b)
+{
+	return desync_time_before(s->groups[s->heap[a]].wake_ns,
+				  s->groups[s->heap[b]].wake_ns);
+}
+
+static inline void desync_heap_swap(struct desync_sched *s, u32 a, u32 b)
+{
+	u32 ga = s->heap[a], gb = s->heap[b];
+
+	s->heap[a] = gb;
+	s->heap[b] = ga;
+	s->groups[gb].heap_pos = a;
+	s->groups[ga].heap_pos = b;
+}
+
+static inline void desync_heap_up(struct desync_sched *s, u32 pos)
+{
+	while (pos) {
+		u32 parent = (pos - 1) / 2;
+
+		if (!desync_heap_less(s, pos, parent))
+			break;
+		desync_heap_swap(s, pos, parent);
+		pos = parent;
+	}
+}
+
+static inline void desync_heap_down(struct desync_sched *s, u32 pos)
+{
+	for (;;) {
+		u32 l = 2 * pos + 1, r = l + 1, min = pos;
+
+		if (l < s->heap_len && desync_heap_less(s, l, min))
+			min = l;
+		if (r < s->heap_len && desync_heap_less(s, r, min))
+			min = r;
+		if (min == pos)
+			break;
+		desync_heap_swap(s, pos, min);
+		pos = min;
+	}
+}
+
+static inline void desync_heap_push(struct desync_sched *s, u32 idx)
+{
+	u32 pos = s->heap_len++;
+
+	s->heap[pos] = idx;
+	s->groups[idx].heap_pos = pos;
+	desync_heap_up(s, pos);
+}
+
+static inline void desync_heap_remove(struct desync_sched *s, u32 idx)
+{
+	u32 pos = s->groups[idx].heap_pos;
+	u32 last = --s->heap_len;
+
+	s->groups[idx].heap_pos = DESYNC_NONE;
+	if (pos == last)
+		return;
+	s->heap[pos] = s->heap[last];
+	s->groups[s->heap[pos]].heap_pos = pos;
+	desync_heap_down(s, pos);
+	desync_heap_up(s, pos);
+}
+
+/* ---- round-robin list of ACTIVE groups ---- */
+
+static inline void desync_rr_append(struct desync_sched *s, u32 idx)
+{
+	struct desync_group *g = &s->groups[idx];
+
+	g->next = DESYNC_NONE;
+	g->prev = s->rr_tail;
+	if (s->rr_tail == DESYNC_NONE)
+		s->rr_head = idx;
+	else
+		s->groups[s->rr_tail].next = idx;
+	s->rr_tail = idx;
+}
+
+static inline void desync_rr_remove(struct desync_sched *s, u32 idx)
+{
+	struct desync_group *g = &s->groups[idx];
+
+	if (g->prev == DESYNC_NONE)
+		s->rr_head = g->next;
+	else
+		s->groups[g->prev].next = g->next;
+	if (g->next == DESYNC_NONE)
+		s->rr_tail = g->prev;
+	else
+		s->groups[g->next].prev = g->prev;
+	g->prev = DESYNC_NONE;
+	g->next = DESYNC_NONE;
+}
+
+/* ---- state transitions ---- */
+
+static inline void desync_activate(struct desync_sched *s, u32 idx)
+{
+	struct desync_group *g = &s->groups[idx];
+
+	g->state = DESYNC_ACTIVE;
+	g->credit = (s32)s->p.quantum;
+	s->groups_active++;
+	desync_rr_append(s, idx);
+}
+
+/* HELD -> ACTIVE at time @at; the hold lasted from eligible_ns to @at. */
+static inline void desync_release(struct desync_sched *s, u32 idx, u64 at)
+{
+	struct desync_group *g = &s->groups[idx];
+
+	desync_heap_remove(s, idx);
+	s->groups_held--;
+	s->st.hold_time_ns += at - g->eligible_ns;
+	g->eligible_ns = at;
+	desync_activate(s, idx);
+}
+
+static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now)
+{
+	struct desync_group *g = &s->groups[idx];
+	u64 offset = desync_draw_offset(s);
+
+	s->st.bursts++;
+	g->eligible_ns = now;
+	if (!offset) {
+		desync_activate(s, idx);
+		return;
+	}
+	g->state = DESYNC_HELD;
+	g->wake_ns = now + offset;
+	s->groups_held++;
+	desync_heap_push(s, idx);
+}
+
+/*
+ * Account a packet the caller has just appended to group @idx at @now.
+ * The packet belongs to the burst it arrives in: a group that was empty
+ * and silent for idle_ns starts a new one.
+ */
+static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)
+{
+	struct desync_group *g = &s->groups[idx];
+
+	if (g->state == DESYNC_IDLE) {
+		if (!g->seen || (s64)(now - g->last_enq_ns) >= (s64)s->p.idle_ns)
+			desync_start_burst(s, idx, now);
+		else
+			desync_activate(s, idx);
+	}
+	g->seen = 1;
+	g->last_enq_ns = now;
+	g->qlen++;
+
+	if (g->state == DESYNC_HELD) {
+		s->st.held++;
+		/* A hold must never cost a drop: let a big burst go early. */
+		if (g->qlen >= s->p.hold_limit) {
+			desync_release(s, idx, now);
+			s->st.early_release++;
+		}
+	}
+}
+
+/*
+ * Account a packet moved into group @idx without burst detection, as when
+ * the table is rebuilt: it was already queued, so holding it again would
+ * punish it twice.
+ */
+static inline void desync_requeue(struct desync_sched *s, u32 idx, u64 now)
+{
+	struct desync_group *g = &s->groups[idx];
+
+	if (g->state == DESYNC_IDLE) {
+		g->eligible_ns = now;
+		desync_activate(s, idx);
+	}
+	g->seen = 1;
+	g->last_enq_ns = now;
+	g->qlen++;
+}
+
+/* Move every HELD or THROTTLED group whose time has come to ACTIVE. */
+static inline void desync_wake_due(struct desync_sched *s, u64 now)
+{
+	while (s->heap_len) {
+		u32 idx = s->heap[0];
+		struct desync_group *g = &s->groups[idx];
+
+		if (desync_time_before(now, g->wake_ns))
+			break;
+		if (g->state == DESYNC_HELD) {
+			/* The hold ends when it was due, not when we noticed. */
+			desync_release(s, idx, g->wake_ns);
+		} else {
+			desync_heap_remove(s, idx);
+			g->state = DESYNC_ACTIVE;
+			desync_rr_append(s, idx);
+		}
+	}
+}
+
+/* Earliest wake_ns on the heap; false when nothing waits for time. */
+static inline bool desync_next_wake(const struct desync_sched *s, u64 *when)
+{
+	if (!s->heap_len)
+		return false;
+	*when = s->groups[s->heap[0]].wake_ns;
+	return true;
+}
+
+/*
+ * The ACTIVE group whose head packet goes next, or DESYNC_NONE.  Groups
+ * out of credit get a quantum and go to the tail, as in DRR.
+ */
+static inline u32 desync_pick(struct desync_sched *s)
+{
+	for (;;) {
+		u32 idx = s->rr_head;
+		struct desync_group *g;
+
+		if (idx == DESYNC_NONE)
+			return DESYNC_NONE;
+		g = &s->groups[idx];
+		if (g->credit > 0)
+			return idx;
+		g->credit += (s32)s->p.quantum;
+		desync_rr_remove(s, idx);
+		desync_rr_append(s, idx);
+	}
+}
+
+/* The head of ACTIVE group @idx must wait for its departure time. */
+static inline void desync_throttle(struct desync_sched *s, u32 idx, u64 until)
+{
+	struct desync_group *g = &s->groups[idx];
+
+	desync_rr_remove(s, idx);
+	g->state = DESYNC_THROTTLED;
+	g->wake_ns = until;
+	desync_heap_push(s, idx);
+	s->st.throttled++;
+}
+
+/* Leave whatever state a group that just became empty was in. */
+static inline void desync_group_emptied(struct desync_sched *s, u32 idx,
+					u64 now)
+{
+	struct desync_group *g = &s->groups[idx];
+
+	switch (g->state) {
+	case DESYNC_ACTIVE:
+		desync_rr_remove(s, idx);
+		s->groups_active--;
+		break;
+	case DESYNC_THROTTLED:
+		desync_heap_remove(s, idx);
+		s->groups_active--;
+		break;
+	case DESYNC_HELD:
+		desync_heap_remove(s, idx);
+		s->groups_held--;
+		s->st.hold_time_ns += now - g->eligible_ns;
+		break;
+	}
+	g->state = DESYNC_IDLE;
+}
+
+/* Account a packet of @len bytes the caller took from ACTIVE group @idx. */
+static inline void desync_dequeue(struct desync_sched *s, u32 idx, u32 len)
+{
+	struct desync_group *g = &s->groups[idx];
+
+	g->credit -= (s32)len;
+	if (!--g->qlen)
+		desync_group_emptied(s, idx, 0);
+}
+
+/* Account a packet the caller dropped from group @idx in any state. */
+static inline void desync_drop(struct desync_sched *s, u32 idx, u64 now)
+{
+	struct desync_group *g = &s->groups[idx];
+
+	if (!--g->qlen)
+		desync_group_emptied(s, idx, now);
+}
+
+/*
+ * New parameters apply to bursts already held: a hold longer than the new
+ * offset_max is cut short, and a group at or over the new hold_limit goes
+ * at once.  O(ngroups), for the configuration path only.
+ */
+static inline void desync_apply_params(struct desync_sched *s, u64 now)
+{
+	u32 i;
+
+	for (i = 0; i < s->ngroups; i++) {
+		struct desync_group *g = &s->groups[i];
+		u64 last;
+
+		if (g->state != DESYNC_HELD)
+			continue;
+		if (g->qlen >= s->p.hold_limit) {
+			desync_release(s, i, now);
+			s->st.early_release++;
+			continue;
+		}
+		last = g->eligible_ns + s->p.offset_max_ns;
+		if (desync_time_before(last, g->wake_ns)) {
+			g->wake_ns = last;
+			desync_heap_up(s, g->heap_pos);
+		}
+	}
+}
+
+/* Forget all queued state; the caller has freed the packets. */
+static inline void desync_reset(struct desync_sched *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->ngroups; i++) {
+		struct desync_group *g = &s->groups[i];
+
+		g->head = NULL;
+		g->tail = NULL;
+		g->qlen = 0;
+		g->state = DESYNC_IDLE;
+		g->seen = 0;
+		g->prev = DESYNC_NONE;
+		g->next = DESYNC_NONE;
+		g->heap_pos = DESYNC_NONE;
+	}
+	s->heap_len = 0;
+	s->rr_head = DESYNC_NONE;
+	s->rr_tail = DESYNC_NONE;
+	s->groups_active = 0;
+	s->groups_held = 0;
+}
+
+/* Give the core its tables; both hold @n entries, n >= 1. */
+static inline void desync_attach(struct desync_sched *s,
+				 struct desync_group *groups, u32 *heap, u32 n)
+{
+	s->groups = groups;
+	s->heap = heap;
+	s->ngroups = n;
+	desync_reset(s);
+}
+
+#endif /* _DESYNC_CORE_H */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * pkt_sched_desync.h	netlink interface of the desync qdisc
+ *
+ * Shared by the kernel module, the tc plugin and the userspace tools: it
+ * is the only contract between them, so attributes are append-only and
+ * struct tc_desync_xstats only ever grows at its end.
+ *
+ * Times cross the netlink boundary in microseconds (as in sch_fq);
+ * counters of time inside xstats are in nanoseconds.
+ */
+#ifndef _UAPI_PKT_SCHED_DESYNC_H
+#define _UAPI_PKT_SCHED_DESYNC_H
+
+#include <linux/types.h>
+
+enum {
+	TCA_DESYNC_UNSPEC,
+	TCA_DESYNC_LIMIT,		/* u32: packets queued in total */
+	TCA_DESYNC_GROUP_BY,		/* u32: enum tc_desync_group_by */
+	TCA_DESYNC_GROUPS,		/* u32: group buckets, power of two */
+	TCA_DESYNC_IDLE,		/* u32: us of silence that ends a burst */
+	TCA_DESYNC_OFFSET_MAX,		/* u32: us, upper bound of the hold */
+	TCA_DESYNC_SLOTS,		/* u32: slots in [0, offset_max) */
+	TCA_DESYNC_SLOT,		/* u32: fixed slot or TC_DESYNC_SLOT_RANDOM */
+	TCA_DESYNC_SEED,		/* u64: seed of the offset generator */
+	TCA_DESYNC_HOLD_LIMIT,		/* u32: packets that end a hold early */
+	TCA_DESYNC_CE_THRESHOLD,	/* u32: us since eligible, 0 = off */
+	TCA_DESYNC_BYPASS_PRIO,		/* u64: bitmap of skb priorities 0..63 */
+	TCA_DESYNC_PAD,
+	__TCA_DESYNC_MAX
+};
+
+#define TCA_DESYNC_MAX	(__TCA_DESYNC_MAX - 1)
+
+enum tc_desync_group_by {
+	TC_DESYNC_GROUP_BY_DST,		/* IPv4/IPv6 destination address */
+	TC_DESYNC_GROUP_BY_FLOW,	/* skb flow hash */
+	TC_DESYNC_GROUP_BY_MARK,	/* skb->mark */
+	TC_DESYNC_GROUP_BY_PRIO,	/* skb->priority */
+	__TC_DESYNC_GROUP_BY_MAX
+};
+
+#define TC_DESYNC_SLOT_RANDOM		0xffffffffU
+#define TC_DESYNC_BYPASS_PRIO_MAX	63
+
+struct tc_desync_xstats {
+	__u64	bursts;		/* burst starts detected */
+	__u64	held;		/* packets enqueued while their group was held */
+	__u64	hold_time;	/* ns, sum of the holds of ended bursts */
+	__u64	early_release;	/* holds ended by hold_limit or by change */
+	__u64	ce_mark;	/* packets CE-marked above ce_threshold */
+	__u64	drop_overlimit;	/* packets dropped over limit */
+	__u64	bypass;		/* packets sent ahead, never held */
+	__u64	throttled;	/* times a group waited for an EDT timestamp */
+	__u32	groups_active;	/* groups with packets, not held */
+	__u32	groups_held;	/* groups held now */
+};
+
+#endif /* _UAPI_PKT_SCHED_DESYNC_H */
