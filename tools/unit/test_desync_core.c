@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the desync algorithm core (sch_desync/desync_core.h).
+ *
+ * The core has no kernel dependencies, so its state machine, offset draw,
+ * timer heap, round robin and marking decision are checked here, fast and
+ * deterministically, before any VM boots.  Output is KTAP with a closing
+ * "N passed, N failed" line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "desync_core.h"
+
+static int failures, passes, checks_failed;
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		printf("# %s:%d: check failed: %s\n",			\
+		       __FILE__, __LINE__, #cond);			\
+		checks_failed++;					\
+	}								\
+} while (0)
+
+#define MS	1000000ULL
+#define US	1000ULL
+
+struct pkt {
+	struct pkt	*next;
+	u32		len;
+	u64		enq_ns;
+};
+
+struct sim {
+	struct desync_sched	s;
+	struct desync_group	*groups;
+	u32			*heap;
+};
+
+static void sim_init(struct sim *sim, u32 ngroups, u64 seed)
+{
+	memset(sim, 0, sizeof(*sim));
+	sim->groups = calloc(ngroups, sizeof(*sim->groups));
+	sim->heap = calloc(ngroups, sizeof(*sim->heap));
+	sim->s.p.idle_ns = 2 * MS;
+	sim->s.p.offset_max_ns = 1 * MS;
+	sim->s.p.slots = 1;
+	sim->s.p.slot = DESYNC_SLOT_RANDOM;
+	sim->s.p.hold_limit = 256;
+	sim->s.p.quantum = 1514;
+	sim->s.p.ce_threshold_ns = 1 * MS;
+	desync_seed(&sim->s, seed);
+	desync_attach(&sim->s, sim->groups, sim->heap, ngroups);
+}
+
+static void sim_free(struct sim *sim)
+{
+	u32 i;
+
+	for (i = 0; i < sim->s.ngroups; i++) {
+		struct pkt *p = sim->groups[i].head;
+
+		while (p) {
+			struct pkt *n = p->next;
+
+			free(p);
+			p = n;
+		}
+	}
+	free(sim->groups);
+	free(sim->heap);
+}
+
+static void sim_enqueue(struct sim *sim, u32 idx, u32 len, u64 now)
+{
+	struct desync_group *g = &sim->s.groups[idx];
+	struct pkt *p = calloc(1, sizeof(*p));
+
+	p->len = len;
+	p->enq_ns = now;
+	if (g->head)
+		((struct pkt *)g->tail)->next = p;
+	else
+		g->head = p;
+	g->tail = p;
+	desync_enqueue(&sim->s, idx, now);
+}
+
+/* Dequeue one packet at @now as the qdisc would; returns its group or NONE. */
+static u32 sim_dequeue(struct sim *sim, u64 now, u32 *len, u64 *ready)
+{
+	u32 idx;
+	struct desync_group *g;
+	struct pkt *p;
+
+	desync_wake_due(&sim->s, now);
+	idx = desync_pick(&sim->s);
+	if (idx == DESYNC_NONE)
+		return idx;
+	g = &sim->s.groups[idx];
+	p = g->head;
+	g->head = p->next;
+	if (len)
+		*len = p->len;
+	if (ready)
+		*ready = desync_ready_time(g, p->enq_ns);
+	desync_dequeue(&sim->s, idx, p->len);
+	free(p);
+	return idx;
+}
+
+/* Consistency of the counters with the states, checked after each step. */
+static void check_invariants(const struct sim *sim)
+{
+	const struct desync_sched *s = &sim->s;
+	u32 i, active = 0, held = 0, heaped = 0, listed = 0;
+
+	for (i = 0; i < s->ngroups; i++) {
+		const struct desync_group *g = &s->groups[i];
+
+		switch (g->state) {
+		case DESYNC_IDLE:
+			CHECK(g->qlen == 0 && !g->head);
+			break;
+		case DESYNC_HELD:
+			held++;
+			heaped++;
+			CHECK(g->qlen > 0);
+			break;
+		case DESYNC_ACTIVE:
+			active++;
+			CHECK(g->qlen > 0);
+			break;
+		case DESYNC_THROTTLED:
+			active++;
+			heaped++;
+			CHECK(g->qlen > 0);
+			break;
+		}
+	}
+	for (i = s->rr_head; i != DESYNC_NONE; i = s->groups[i].next)
+		listed++;
+	CHECK(s->groups_active == active);
+	CHECK(s->groups_held == held);
+	CHECK(s->heap_len == heaped);
+	for (i = 1; i < s->heap_len; i++)
+		CHECK(!desync_time_before(s->groups[s->heap[i]].wake_ns,
+					  s->groups[s->heap[(i - 1) / 2]].wake_ns));
+	for (i = 0; i < s->heap_len; i++)
+		CHECK(s->groups[s->heap[i]].heap_pos == i);
+	CHECK(listed + (heaped - held) == active);
+}
+
+static void test_first_packet_starts_burst(void)
+{
+	struct sim sim;
+	u64 t = 100 * MS;
+
+	sim_init(&sim, 16, 1);
+	sim_enqueue(&sim, 3, 1500, t);
+	CHECK(sim.s.st.bursts == 1);
+	CHECK(sim.s.groups[3].state == DESYNC_HELD ||
+	      sim.s.groups[3].state == DESYNC_ACTIVE);
+	CHECK(sim.s.groups[3].wake_ns <= t + sim.s.p.offset_max_ns);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
+static void test_continuing_flow_not_held_again(void)
+{
+	struct sim sim;
+	u64 t = 0, end;
+	u32 i;
+
+	sim_init(&sim, 16, 2);
+	/* A flow sending every 100us for 50ms, draining in between. */
+	end = 50 * MS;
+	for (t = 10 * MS; t < end; t += 100 * US) {
+		sim_enqueue(&sim, 5, 1500, t);
+		for (i = 0; i < 4; i++)
+			sim_dequeue(&sim, t + 2 * MS, NULL, NULL);
+		check_invariants(&sim);
+	}
+	CHECK(sim.s.st.bursts == 1);
+	sim_free(&sim);
+}
+
+static void test_idle_edges(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS, idle;
+
+	sim_init(&sim, 4, 3);
+	idle = sim.s.p.idle_ns;
+	sim_enqueue(&sim, 0, 100, t);
+	while (sim_dequeue(&sim, t + 5 * MS, NULL, NULL) != DESYNC_NONE)
+		;
+	CHECK(sim.s.groups[0].state == DESYNC_IDLE);
+	/* One nanosecond short of idle: same burst. */
+	sim_enqueue(&sim, 0, 100, t + idle - 1);
+	CHECK(sim.s.st.bursts == 1);
+	CHECK(sim.s.groups[0].state == DESYNC_ACTIVE);
+	while (sim_dequeue(&sim, t + idle, NULL, NULL) != DESYNC_NONE)
+		;
+	/* Exactly idle after the last enqueue: a new burst. */
+	sim_enqueue(&sim, 0, 100, t + 2 * idle - 1);
+	CHECK(sim.s.st.bursts == 2);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
+static void test_silent_backlog_is_not_a_new_burst(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS;
+
+	/* A group still holding packets is sending, however long since its
+	 * last enqueue (a slow parent): no second hold on top.
+	 */
+	sim_init(&sim, 4, 4);
+	sim_enqueue(&sim, 1, 100, t);
+	sim_enqueue(&sim, 1, 100, t);
+	sim_enqueue(&sim, 1, 100, t + 50 * MS);
+	CHECK(sim.s.st.bursts == 1);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
+static void test_hold_then_release_at_wake(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS, wake, ready;
+	u32 len;
+
+	sim_init(&sim, 4, 5);
+	sim.s.p.offset_max_ns = 500 * MS;
+	sim_enqueue(&sim, 2, 1000, t);
+	CHECK(sim.s.groups[2].state == DESYNC_HELD);
+	wake = sim.s.groups[2].wake_ns;
+	CHECK(wake > t && wake <= t + 500 * MS);
+	sim_enqueue(&sim, 2, 1000, t + 1);
+	CHECK(sim.s.st.held == 2);
+	/* Other groups are not affected by the hold. */
+	sim.s.p.offset_max_ns = 0;
+	sim_enqueue(&sim, 3, 1000, t);
+	CHECK(sim_dequeue(&sim, t, NULL, NULL) == 3);
+	CHECK(sim_dequeue(&sim, t, NULL, NULL) == DESYNC_NONE);
+	CHECK(sim.s.groups[2].state == DESYNC_HELD);
+	check_invariants(&sim);
+	sim_free(&sim);
+
+	sim_init(&sim, 4, 5);
+	sim.s.p.offset_max_ns = 500 * MS;
+	sim_enqueue(&sim, 2, 1000, t);
+	wake = sim.s.groups[2].wake_ns;
+	CHECK(sim_dequeue(&sim, wake - 1, NULL, NULL) == DESYNC_NONE);
+	CHECK(sim_dequeue(&sim, wake + 5 * MS, &len, &ready) == 2);
+	CHECK(len == 1000);
+	/* Hold ended at wake, not when the dequeue noticed it. */
+	CHECK(ready == wake);
+	CHECK(sim.s.st.hold_time_ns == wake - t);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
+static void test_hold_limit_releases_early(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS;
+	u32 i;
+
+	sim_init(&sim, 4, 6);
+	sim.s.p.offset_max_ns = 500 * MS;
+	sim.s.p.hold_limit = 8;
+	for (i = 0; i < 7; i++)
+		sim_enqueue(&sim, 1, 100, t + i);
+	CHECK(sim.s.groups[1].state == DESYNC_HELD);
+	sim_enqueue(&sim, 1, 100, t + 7);
+	CHECK(sim.s.groups[1].state == DESYNC_ACTIVE);
+	CHECK(sim.s.st.early_release == 1);
+	CHECK(sim.s.st.hold_time_ns == 7);
+	CHECK(sim_dequeue(&sim, t + 8, NULL, NULL) == 1);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
+static void test_offset_bounds_and_distribution(void)
+{
+	struct sim sim;
+	u32 bins[10] = { 0 }, i, n = 200000;
+	double chi = 0, exp = n / 10.0;
+	u64 max = 1 * MS, lo = ~0ULL, hi = 0;
+
+	sim_init(&sim, 1, 7);
+	for (i = 0; i < n; i++) {
+		u64 o = desync_draw_offset(&sim.s);
+
+		CHECK(o <= max);
+		lo = o < lo ? o : lo;
+		hi = o > hi ? o : hi;
+		bins[o * 10 / (max + 1)]++;
+	}
+	for (i = 0; i < 10; i++)
+		chi += (bins[i] - exp) * (bins[i] - exp) / exp;
+	/* 9 degrees of freedom: 27.9 is the 0.1% critical value. */
+	printf("# uniform offsets: min %llu max %llu chi2 %.1f\n", lo, hi, chi);
+	CHECK(chi < 27.9);
+	CHECK(lo < max / 100 && hi > max - max / 100);
+
+	sim.s.p.offset_max_ns = 0;
+	for (i = 0; i < 1000; i++)
+		CHECK(desync_draw_offset(&sim.s) == 0);
+	sim.s.p.offset_max_ns = DESYNC_OFFSET_MAX_NS;
+	for (i = 0; i < 100000; i++)
+		CHECK(desync_draw_offset(&sim.s) <= DESYNC_OFFSET_MAX_NS);
+	sim_free(&sim);
+}
+
+static void test_slots(void)
+{
+	struct sim sim;
+	u32 counts[4] = { 0 }, i, k;
+	u64 w;
+
+	sim_init(&sim, 1, 8);
+	sim.s.p.offset_max_ns = 400 * MS;
+	sim.s.p.slots = 4;
+	w = 100 * MS;
+	for (k = 0; k < 4; k++) {
+		sim.s.p.slot = k;
+		for (i = 0; i < 20000; i++) {
+			u64 o = desync_draw_offset(&sim.s);
+
+			CHECK(o >= k * w && o < (k + 1) * w);
+		}
+	}
+	sim.s.p.slot = DESYNC_SLOT_RANDOM;
+	for (i = 0; i < 40000; i++) {
+		u64 o = desync_draw_offset(&sim.s);
+
+		CHECK(o < 4 * w);
+		counts[o / w]++;
+	}
+	for (k = 0; k < 4; k++)
+		CHECK(counts[k] > 9000 && counts[k] < 11000);
+	/* More slots than nanoseconds: width 0 still stays in bounds. */
+	sim.s.p.offset_max_ns = 3;
+	sim.s.p.slots = 8;
+	sim.s.p.slot = 7;
+	CHECK(desync_draw_offset(&sim.s) == 0);
+	sim_free(&sim);
+}
+
+static void test_seed_determinism(void)
+{
+	struct sim a, b, c;
+	u32 i, same_c = 0;
+
+	sim_init(&a, 1, 42);
+	sim_init(&b, 1, 42);
+	sim_init(&c, 1, 43);
+	for (i = 0; i < 1000; i++) {
+		u64 oa = desync_draw_offset(&a.s);
+
+		CHECK(oa == desync_draw_offset(&b.s));
+		same_c += oa == desync_draw_offset(&c.s);
+	}
+	CHECK(same_c < 5);
+	/* Reseeding restarts the sequence. */
+	desync_seed(&a.s, 42);
+	desync_seed(&b.s, 42);
+	CHECK(desync_draw_offset(&a.s) == desync_draw_offset(&b.s));
+	sim_free(&a);
+	sim_free(&b);
+	sim_free(&c);
+}
+
+static void test_marking(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS, wake, ready;
+	u32 len;
+
+	sim_init(&sim, 4, 9);
+	CHECK(!desync_should_mark(&sim.s, t + 1 * MS, t));
+	CHECK(desync_should_mark(&sim.s, t + 1 * MS + 1, t));
+	CHECK(!desync_should_mark(&sim.s, t, t + 5 * MS));
+	sim.s.p.ce_threshold_ns = 0;
+	CHECK(!desync_should_mark(&sim.s, t + 1000 * MS, t));
+	sim.s.p.ce_threshold_ns = 1 * MS;
+
+	/* A packet held for 300ms and sent right at release: not marked. */
+	sim.s.p.offset_max_ns = 500 * MS;
+	sim_enqueue(&sim, 0, 1500, t);
+	sim_enqueue(&sim, 0, 1500, t);
+	wake = sim.s.groups[0].wake_ns;
+	CHECK(wake - t > 1 * MS);
+	CHECK(sim_dequeue(&sim, wake + 100 * US, &len, &ready) == 0);
+	CHECK(!desync_should_mark(&sim.s, wake + 100 * US, ready));
+	/* Still queued 1ms after the release: marked. */
+	CHECK(sim_dequeue(&sim, wake + 1 * MS + 1, &len, &ready) == 0);
+	CHECK(ready == wake);
+	CHECK(desync_should_mark(&sim.s, wake + 1 * MS + 1, ready));
+	sim_free(&sim);
+}
+
+static void test_time_wraparound(void)
+{
+	struct sim sim;
+	u64 t = ~0ULL - 1 * MS, wake;
+
+	CHECK(desync_time_before(~0ULL, 5));
+	CHECK(!desync_time_before(5, ~0ULL));
+	CHECK(desync_time_max(~0ULL - 10, 10) == 10);
+
+	sim_init(&sim, 8, 10);
+	sim.s.p.offset_max_ns = 100 * MS;
+	sim_enqueue(&sim, 1, 100, t);
+	wake = sim.s.groups[1].wake_ns;		/* past the wrap */
+	sim_enqueue(&sim, 2, 100, t + 50 * MS);
+	check_invariants(&sim);
+	CHECK(sim_dequeue(&sim, t + 200 * MS, NULL, NULL) != DESYNC_NONE);
+	CHECK(sim_dequeue(&sim, t + 200 * MS, NULL, NULL) != DESYNC_NONE);
+	CHECK(sim.s.st.hold_time_ns <= 200 * MS);
+	CHECK(desync_time_before(t, wake));
+	/* Idle measured across the wrap: last enqueue before it, this after. */
+	sim.s.p.offset_max_ns = 0;
+	sim_enqueue(&sim, 1, 100, t + 201 * MS);
+	CHECK(sim.s.st.bursts == 3);
+	CHECK(sim_dequeue(&sim, t + 201 * MS, NULL, NULL) == 1);
+	sim_enqueue(&sim, 1, 100, t + 202 * MS);
+	CHECK(sim.s.st.bursts == 3);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
+static void test_heap_against_model(void)
+{
+	struct sim sim;
+	u64 seed = 11, t = 0;
+	u32 i, step;
+
+	/* Random holds, throttles, drops and releases on 64 groups; the
+	 * invariants (heap order, positions, counters) hold throughout and
+	 * groups leave the heap in wake order.
+	 */
+	sim_init(&sim, 64, 12);
+	sim.s.p.offset_max_ns = 20 * MS;
+	sim.s.p.idle_ns = 1 * MS;
+	sim.s.p.hold_limit = 5;
+	for (step = 0; step < 20000; step++) {
+		u32 r = (u32)desync_rand_next(&seed);
+		u32 idx = r % 64;
+
+		t += (r >> 8) % (200 * US);
+		switch ((r >> 20) % 5) {
+		case 0:
+		case 1:
+			sim_enqueue(&sim, idx, 64 + (r >> 12) % 1400, t);
+			break;
+		case 2:
+			sim_dequeue(&sim, t, NULL, NULL);
+			break;
+		case 3:
+			idx = desync_pick(&sim.s);
+			if (idx != DESYNC_NONE)
+				desync_throttle(&sim.s, idx, t + (r % 5) * MS);
+			break;
+		case 4: {
+			struct desync_group *g = &sim.s.groups[idx];
+			struct pkt *p = g->head;
+
+			if (!p)
+				break;
+			g->head = p->next;
+			desync_drop(&sim.s, idx, t);
+			free(p);
+			break;
+		}
+		}
+		check_invariants(&sim);
+		if (checks_failed)
+			break;
+	}
+	for (i = 0; i < 64; i++)
+		while (sim.s.groups[i].qlen) {
+			struct pkt *p = sim.s.groups[i].head;
+
+			sim.s.groups[i].head = p->next;
+			desync_drop(&sim.s, i, t);
+			free(p);
+		}
+	CHECK(sim.s.heap_len == 0 && sim.s.rr_head == DESYNC_NONE);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
+static void test_drr_byte_fairness(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS, bytes[2] = { 0, 0 };
+	u32 i, len, idx;
+
+	sim_init(&sim, 2, 13);
+	sim.s.p.offset_max_ns = 0;
+	sim.s.p.hold_limit = 100000;
+	for (i = 0; i < 3000; i++) {
+		sim_enqueue(&sim, 0, 1500, t);
+		sim_enqueue(&sim, 1, 100, t);
+	}
+	for (i = 0; i < 2000; i++) {
+		idx = sim_dequeue(&sim, t, &len, NULL);
+		bytes[idx] += len;
+	}
+	printf("# drr bytes: %llu vs %llu\n", bytes[0], bytes[1]);
+	CHECK(bytes[0] * 10 < bytes[1] * 11 && bytes[1] * 10 < bytes[0] * 11);
+	sim_free(&sim);
+}
+
+static void test_throttle_and_wake(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS;
+
+	sim_init(&sim, 4, 14);
+	sim.s.p.offset_max_ns = 0;
+	sim_enqueue(&sim, 0, 100, t);
+	CHECK(desync_pick(&sim.s) == 0);
+	desync_throttle(&sim.s, 0, t + 3 * MS);
+	CHECK(sim.s.groups_active == 1 && sim.s.groups_held == 0);
+	CHECK(sim_dequeue(&sim, t + 2 * MS, NULL, NULL) == DESYNC_NONE);
+	CHECK(sim_dequeue(&sim, t + 3 * MS, NULL, NULL) == 0);
+	CHECK(sim.s.st.throttled == 1 && sim.s.st.bursts == 1);
+	CHECK(sim.s.st.hold_time_ns == 0);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
+static void test_apply_params(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS;
+
+	sim_init(&sim, 4, 15);
+	sim.s.p.offset_max_ns = 900 * MS;
+	sim_enqueue(&sim, 0, 100, t);
+	sim_enqueue(&sim, 1, 100, t);
+	sim_enqueue(&sim, 1, 100, t);
+	CHECK(sim.s.groups_held == 2);
+	/* A shorter window cuts long holds; a lower hold_limit ends full ones. */
+	sim.s.p.offset_max_ns = 1 * MS;
+	sim.s.p.hold_limit = 2;
+	desync_apply_params(&sim.s, t + 10);
+	CHECK(sim.s.groups[1].state == DESYNC_ACTIVE);
+	CHECK(sim.s.groups[0].state != DESYNC_HELD ||
+	      sim.s.groups[0].wake_ns <= t + 1 * MS);
+	CHECK(sim.s.st.early_release == 1);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
+static void test_requeue_never_holds(void)
+{
+	struct sim sim;
+	struct pkt *p = calloc(1, sizeof(*p));
+
+	sim_init(&sim, 4, 16);
+	sim.s.p.offset_max_ns = 500 * MS;
+	sim.s.groups[2].head = p;
+	sim.s.groups[2].tail = p;
+	desync_requeue(&sim.s, 2, 10 * MS);
+	CHECK(sim.s.groups[2].state == DESYNC_ACTIVE);
+	CHECK(sim.s.st.bursts == 0);
+	CHECK(sim_dequeue(&sim, 10 * MS, NULL, NULL) == 2);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
+static void test_reset(void)
+{
+	struct sim sim;
+	u32 i;
+
+	sim_init(&sim, 8, 17);
+	sim.s.p.offset_max_ns = 100 * MS;
+	for (i = 0; i < 8; i++)
+		sim_enqueue(&sim, i, 100, 10 * MS);
+	sim_free(&sim);
+	sim_init(&sim, 8, 17);
+	for (i = 0; i < 8; i++)
+		sim_enqueue(&sim, i, 100, 10 * MS);
+	for (i = 0; i < 8; i++) {
+		struct pkt *p = sim.s.groups[i].head;
+
+		while (p) {
+			struct pkt *n = p->next;
+
+			free(p);
+			p = n;
+		}
+	}
+	desync_reset(&sim.s);
+	check_invariants(&sim);
+	CHECK(sim.s.heap_len == 0 && sim.s.groups_active == 0);
+	/* After a reset a group is new again: its next packet is a burst. */
+	sim_enqueue(&sim, 0, 100, 10 * MS + 1);
+	CHECK(sim.s.st.bursts == 9);
+	sim_free(&sim);
+}
+
+struct test {
+	const char	*name;
+	void		(*fn)(void);
+};
+
+static const struct test tests[] = {
+	{ "first_packet_starts_burst", test_first_packet_starts_burst },
+	{ "continuing_flow_not_held_again", test_continuing_flow_not_held_again },
+	{ "idle_edges", test_idle_edges },
+	{ "silent_backlog_is_not_a_new_burst", test_silent_backlog_is_not_a_new_burst },
+	{ "hold_then_release_at_wake", test_hold_then_release_at_wake },
+	{ "hold_limit_releases_early", test_hold_limit_releases_early },
+	{ "offset_bounds_and_distribution", test_offset_bounds_and_distribution },
+	{ "slots", test_slots },
+	{ "seed_determinism", test_seed_determinism },
+	{ "marking", test_marking },
+	{ "time_wraparound", test_time_wraparound },
+	{ "heap_against_model", test_heap_against_model },
+	{ "drr_byte_fairness", test_drr_byte_fairness },
+	{ "throttle_and_wake", test_throttle_and_wake },
+	{ "apply_params", test_apply_params },
+	{ "requeue_never_holds", test_requeue_never_holds },
+	{ "reset", test_reset },
+};
+
+int main(void)
+{
+	size_t i, n = sizeof(tests) / sizeof(tests[0]);
+
+	printf("TAP version 13\n1..%zu\n", n);
+	for (i = 0; i < n; i++) {
+		checks_failed = 0;
+		tests[i].fn();
+		if (checks_failed) {
+			failures++;
+			printf("not ok %zu %s\n", i + 1, tests[i].name);
+		} else {
+			passes++;
+			printf("ok %zu %s\n", i + 1, tests[i].name);
+		}
+	}
+	printf("%d passed, %d failed\n", passes, failures);
+	return failures ? 1 : 0;
+}
