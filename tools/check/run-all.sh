@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: run-all.sh [STEP...]
+#
+# The project's test command (make check): every gate in turn, each step's
+# own output shown in full, then one closing summary line.  A step that
+# prints its own "N passed, N failed" line contributes those counts; a
+# step that only has an exit status (checkpatch, sparse) counts as one test.
+#
+# Steps: unit checkpatch sparse plugin budget selftests (default: all).
+
+set -uo pipefail
+# shellcheck source=tools/vm/lib.sh
+source "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
+
+cd "$REPO_ROOT" || exit 1
+
+step_unit()      { make -s -C tools/unit check; }
+step_checkpatch() { tools/check/checkpatch.sh; }
+step_sparse()    { tools/check/sparse.sh 6.1 6.12; }
+step_plugin()    { make -s -C tc-plugin check; }
+step_budget()    { tools/bench/cost/check-budget.sh; }
+step_selftests() { selftests/run-vm.sh; }
+
+total_pass=0
+total_fail=0
+failed_steps=()
+
+run_step()
+{
+	local name=$1 out rc line p f
+
+	out=$(mktemp)
+	echo "# ---- $name ----"
+	"step_$name" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	rm -f "$out"
+	if [ -n "$line" ]; then
+		p=$(echo "$line" | sed -E 's/^([A-Za-z]+: )?([0-9]+) passed.*/\2/')
+		f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+	else
+		p=0
+		f=0
+	fi
+	# A step that failed without saying so still fails once.
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	# A step that passed with no count of its own is one test passed.
+	if [ "$rc" -eq 0 ] && [ -z "$line" ]; then
+		p=1
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	if [ "$rc" -ne 0 ]; then
+		failed_steps+=("$name")
+	fi
+	echo "# ---- $name: exit $rc, $p passed, $f failed ----"
+}
+
+[ $# -gt 0 ] || set -- unit checkpatch sparse plugin budget selftests
+start=$SECONDS
+for s in "$@"; do
+	declare -F "step_$s" >/dev/null || die "unknown step $s"
+	run_step "$s"
+done
+
+echo "# check took $((SECONDS - start)) s"
+if [ ${#failed_steps[@]} -gt 0 ]; then
+	echo "# failed steps: ${failed_steps[*]}"
+fi
+echo "$total_pass passed, $total_fail failed"
+[ ${#failed_steps[@]} -eq 0 ]
