@@ -47,6 +47,7 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
+#include <linux/math.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/random.h>
@@ -229,7 +230,11 @@ static u32 desync_classify(const struct desync_sched_data *q,
 	return have_dst ? dst_hash : skb_get_hash(skb);
 }
 
-/* Marks and priorities are small integers the user chose: keep them apart. */
+/*
+ * Marks and priorities are small integers the user chose: keep them apart.
+ * Address and flow hashes are already mixed; their high bits pick the
+ * bucket, which also works for a table of one.
+ */
 static u32 desync_bucket(const struct desync_sched_data *q, u32 key)
 {
 	u32 group_by = q->cfg.group_by;
@@ -237,7 +242,7 @@ static u32 desync_bucket(const struct desync_sched_data *q, u32 key)
 	if (group_by == TC_DESYNC_GROUP_BY_MARK ||
 	    group_by == TC_DESYNC_GROUP_BY_PRIO)
 		return key & (q->core.ngroups - 1);
-	return hash_32(key, ilog2(q->core.ngroups));
+	return reciprocal_scale(key, q->core.ngroups);
 }
 
 static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
