@@ -1,0 +1,171 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# test-parse.sh: what tc with q_desync.so decides and sends, on a host
+# without the desync module.
+#
+# Bad input must fail in the parser, name the option and send nothing to
+# the kernel.  Good input must reach the kernel as exactly the attributes
+# the user gave; nlfake.so records the request, nlmsg.py decodes it.  The
+# kernel then refuses the unknown kind (or, with the module loaded, may
+# accept it): either way the answer must be the kernel's, not the parser's.
+
+# shellcheck source=testlib.sh
+. "$(cd "$(dirname "$0")" && pwd)/testlib.sh"
+
+# bad NAME EXPECTED-MESSAGE OPTIONS...
+bad()
+{
+	name=$1
+	msg=$2
+	shift 2
+	run_tc qdisc add dev lo root desync "$@"
+	if [ "$rc" -ne 0 ] && [ ! -s "$TMP/cap" ] &&
+	   grep -qF -- "$msg" "$TMP/err"; then
+		ok "$name"
+	else
+		echo "rc $rc, want non-zero with: $msg" > "$TMP/why"
+		not_ok "$name" "$TMP/why" "$TMP/err" "$TMP/out"
+		[ -s "$TMP/cap" ] && echo "# the request reached the kernel"
+	fi
+}
+
+# good NAME EXPECTED-ATTRIBUTES -- TC-ARGS...
+# EXPECTED-ATTRIBUTES is nlmsg.py's decoding of TCA_OPTIONS, after
+# "options=nested".
+good()
+{
+	name=$1
+	want="RTM_NEWQDISC kind=desync options=nested${2:+ $2}"
+	shift 3
+	run_tc "$@"
+	nlmsg decode "$TMP/cap" > "$TMP/got" 2>&1
+	printf '%s\n' "$want" > "$TMP/want"
+	# rc 2 is tc's "the kernel said no"; 1 and 255 are its parser's
+	if grep -q '^desync:' "$TMP/err" || grep -q '^Usage:' "$TMP/err"; then
+		echo "the parser refused it" > "$TMP/why"
+	elif [ "$rc" -ne 0 ] && { [ "$rc" -ne 2 ] ||
+	     ! grep -Eq '^(Error: |RTNETLINK answers: )' "$TMP/err"; }; then
+		echo "rc $rc without a kernel error message" > "$TMP/why"
+	elif ! cmp -s "$TMP/want" "$TMP/got"; then
+		echo "sent other attributes than expected" > "$TMP/why"
+	else
+		ok "$name"
+		return
+	fi
+	not_ok "$name" "$TMP/why" "$TMP/want" "$TMP/got" "$TMP/err"
+}
+
+add()
+{
+	name=$1
+	want=$2
+	shift 2
+	good "$name" "$want" -- qdisc add dev lo root desync "$@"
+}
+
+# --- help -----------------------------------------------------------------
+
+cat > "$TMP/usage" <<'EOF'
+Usage: ... desync [ limit PACKETS ] [ group_by {dst|flow|mark|prio} ] [ groups N ]
+                  [ idle TIME ] [ offset_max TIME ] [ slots N ] [ slot {K|random} ]
+                  [ seed S ] [ hold_limit PACKETS ] [ ce_threshold TIME ]
+                  [ bypass_prio P[,P...] ]
+EOF
+run_tc qdisc add dev lo root desync help
+if [ "$rc" -ne 0 ] && [ ! -s "$TMP/cap" ] && cmp -s "$TMP/usage" "$TMP/err"; then
+	ok "help prints the usage and sends nothing"
+else
+	not_ok "help prints the usage and sends nothing" "$TMP/err" "$TMP/out"
+fi
+
+# --- bad input: refused by the parser ---------------------------------------
+
+bad "unknown word" 'desync: unknown option "foo"' foo
+bad "unknown word after a good option" 'desync: unknown option "bogus"' \
+	limit 10 bogus 3
+bad "limit without a value" 'desync: "limit" needs a value' limit
+bad "idle without a value" 'desync: "idle" needs a value' limit 5 idle
+bad "limit abc" 'desync: illegal "limit" value "abc"' limit abc
+bad "limit 12x" 'desync: illegal "limit" value "12x"' limit 12x
+bad "limit -1" 'desync: illegal "limit" value "-1"' limit -1
+bad "limit 2^32" 'desync: illegal "limit" value "4294967296"' limit 4294967296
+bad "groups empty" 'desync: illegal "groups" value ""' groups ""
+bad "hold_limit abc" 'desync: illegal "hold_limit" value "abc"' hold_limit abc
+bad "slots x" 'desync: illegal "slots" value "x"' slots x
+bad "idle xyz" 'desync: illegal "idle" value "xyz"' idle xyz
+bad "idle 2 hours" 'desync: illegal "idle" value "2h"' idle 2h
+bad "idle -1ms" 'desync: illegal "idle" value "-1ms"' idle -1ms
+bad "idle inf" 'desync: illegal "idle" value "inf"' idle inf
+bad "offset_max 5000s overflows u32 us" \
+	'desync: illegal "offset_max" value "5000s"' offset_max 5000s
+bad "ce_threshold 1ns below tc's units" \
+	'desync: illegal "ce_threshold" value "1ns"' ce_threshold 1ns
+bad "group_by foo" 'desync: illegal "group_by" value "foo"' group_by foo
+bad "group_by DST (names are lower case)" \
+	'desync: illegal "group_by" value "DST"' group_by DST
+bad "slot x" 'desync: illegal "slot" value "x"' slot x
+bad "slot -1" 'desync: illegal "slot" value "-1"' slot -1
+bad "seed zz" 'desync: illegal "seed" value "zz"' seed zz
+bad "seed -1" 'desync: illegal "seed" value "-1"' seed -1
+bad "seed 2^64" 'desync: illegal "seed" value "18446744073709551616"' \
+	seed 18446744073709551616
+bad "seed 0x" 'desync: illegal "seed" value "0x"' seed 0x
+bad "bypass_prio 64" 'desync: illegal "bypass_prio" value "64"' bypass_prio 64
+bad "bypass_prio 1,,2" 'desync: illegal "bypass_prio" value "1,,2"' \
+	bypass_prio 1,,2
+bad "bypass_prio ,1" 'desync: illegal "bypass_prio" value ",1"' bypass_prio ,1
+bad "bypass_prio 1," 'desync: illegal "bypass_prio" value "1,"' bypass_prio 1,
+bad "bypass_prio -1" 'desync: illegal "bypass_prio" value "-1"' bypass_prio -1
+bad "bypass_prio 1-3" 'desync: illegal "bypass_prio" value "1-3"' bypass_prio 1-3
+bad "bypass_prio 007" 'desync: illegal "bypass_prio" value "007"' bypass_prio 007
+bad "bypass_prio empty" 'desync: illegal "bypass_prio" value ""' bypass_prio ""
+bad "a later bad value sends nothing either" \
+	'desync: illegal "seed" value "zz"' limit 100 idle 2ms seed zz
+
+# --- good input: exactly the given attributes reach the kernel --------------
+
+add "no options: an empty nest" ""
+add "limit alone" "limit=100" limit 100
+add "limit in hex" "limit=255" limit 0xff
+add "leading zero is decimal" "limit=10" limit 010
+add "every option" \
+	"limit=10000 group_by=1 groups=1024 idle=2000 offset_max=1000 slots=8 slot=3 seed=0x123456789abcdef0 hold_limit=256 ce_threshold=500 bypass_prio=0x8000000000000028" \
+	bypass_prio 3,5,63 ce_threshold 500us hold_limit 256 \
+	seed 0x123456789abcdef0 slot 3 slots 8 offset_max 1ms idle 2ms \
+	groups 1024 group_by flow limit 10000
+add "group_by dst" "group_by=0" group_by dst
+add "group_by flow" "group_by=1" group_by flow
+add "group_by mark" "group_by=2" group_by mark
+add "group_by prio" "group_by=3" group_by prio
+add "slot random" "slot=4294967295" slot random
+add "slot 0" "slot=0" slot 0
+add "idle 1s" "idle=1000000" idle 1s
+add "idle 500us" "idle=500" idle 500us
+add "idle 250 (bare number: microseconds)" "idle=250" idle 250
+add "idle 1.5ms" "idle=1500" idle 1.5ms
+add "offset_max 4294s (largest whole seconds)" "offset_max=4294000000" \
+	offset_max 4294s
+add "ce_threshold 0 (off)" "ce_threshold=0" ce_threshold 0
+add "seed decimal u64 max" "seed=0xffffffffffffffff" seed 18446744073709551615
+add "seed 0" "seed=0x0" seed 0
+add "bypass_prio none" "bypass_prio=0x0" bypass_prio none
+add "bypass_prio 0" "bypass_prio=0x1" bypass_prio 0
+add "bypass_prio 63" "bypass_prio=0x8000000000000000" bypass_prio 63
+add "bypass_prio repeats are harmless" "bypass_prio=0x6" bypass_prio 2,1,2
+add "a repeated option sends its last value once" "limit=20" \
+	limit 10 limit 20
+good "change sends only what it is given" "idle=3000" -- \
+	qdisc change dev lo root desync idle 3ms
+good "replace sends only what it is given" "seed=0x7" -- \
+	qdisc replace dev lo root desync seed 7
+
+# The kernel's answer (unknown kind on this host) comes through as is
+run_tc qdisc add dev lo root desync limit 100
+if [ "$rc" -eq 0 ] || grep -Eq "^(Error: |RTNETLINK answers: )" "$TMP/err"; then
+	ok "valid input gets the kernel's answer"
+else
+	not_ok "valid input gets the kernel's answer" "$TMP/err"
+fi
+
+finish
