@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Stage two of the guest: PID 1 in the host's read-only root after
+# switch_root; not meant to be run on the host.
+#
+# Runs the job's command the way a login shell on the host would, then
+# reports its exit status on the console through a marker line that run.sh
+# looks for, and powers off.
+
+# shellcheck source=/dev/null
+. /run/desync/job
+
+poweroff_now()
+{
+	sync
+	echo o > /proc/sysrq-trigger
+	sleep 10
+}
+
+# Debian's packages and python3 first: /usr/local may hold other interpreters.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/usr/local/sbin:/usr/local/bin
+export HOME=/root USER=root LOGNAME=root SHELL=/bin/bash TMPDIR=/tmp
+export LANG=C.UTF-8 TERM=dumb
+export DESYNC_VM=1 DESYNC_KVER
+
+if ! cd "$DESYNC_CWD"; then
+	# No exit marker: run.sh reports a VM failure.
+	echo "desync-vm: cwd $DESYNC_CWD does not exist in the guest"
+	poweroff_now
+fi
+
+echo "$DESYNC_START_MARKER"
+"$@" < /dev/null
+rc=$?
+# Start on a fresh line: the command's last output may lack a newline.
+printf '\n%s %d\n' "$DESYNC_EXIT_MARKER" "$rc"
+poweroff_now

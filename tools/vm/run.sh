@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: run.sh [--kernel 6.1|6.12|KVER] [--bench] [--timeout SEC] [--mem MB]
+#               [--] CMD [ARGS...]
+#
+# Boots a cached Debian kernel under qemu (TCG) and runs CMD in it as root,
+# in the caller's working directory, with the host's root filesystem shared
+# read-only and this repository shared read-write at the same path.
+#
+#   --kernel   kernel to boot (default 6.1); fetched first if not cached
+#   --bench    boot without slub_debug, which slows the network path ~10x
+#   --timeout  seconds before the VM is killed (default 900)
+#   --mem      guest memory in MiB (default 2048)
+#
+# The console is printed live and saved under $DESYNC_CACHE/vm-logs/.
+# Exit status: CMD's own, or
+#   124  the VM ran out of time
+#   125  the VM died before CMD finished (panic, crash) or the kernel log
+#        has a splat (WARNING, BUG, Oops...), whatever CMD returned
+#     2  usage error
+# Inside, DESYNC_VM=1 and DESYNC_KVER are set; /tmp, /run, /var/tmp, /root
+# and /mnt are fresh tmpfs, so CMD cannot rely on host files there.
+
+set -euo pipefail
+# shellcheck source=tools/vm/lib.sh
+source "$(dirname "$(readlink -f "$0")")/lib.sh"
+
+usage()
+{
+	sed -n '3,23s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+kernel=6.1
+bench=0
+timeout=900
+mem=2048
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) [ $# -ge 2 ] || usage; kernel=$2; shift 2 ;;
+	--kernel=*) kernel=${1#*=}; shift ;;
+	--bench) bench=1; shift ;;
+	--timeout) [ $# -ge 2 ] || usage; timeout=$2; shift 2 ;;
+	--timeout=*) timeout=${1#*=}; shift ;;
+	--mem) [ $# -ge 2 ] || usage; mem=$2; shift 2 ;;
+	--mem=*) mem=${1#*=}; shift ;;
+	-h|--help) usage ;;
+	--) shift; break ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || usage
+case $timeout$mem in
+*[!0-9]*) usage ;;
+esac
+
+t_start=$EPOCHREALTIME
+
+kver=$(kver_or_fetch "$kernel")
+need_pkgs qemu-system-x86
+initrd=$("$VM_DIR/mkinitramfs.sh" "$kver")
+moddir=$(kmoddir "$kver")
+cwd=$(pwd -P)
+kimage=$(kroot "$kver")/boot/vmlinux-$kver
+# fetch-kernels.sh extracts the ELF for a faster PVH boot where it can.
+[ -e "$kimage" ] || kimage=$(kroot "$kver")/boot/vmlinuz-$kver
+
+# The guest sees host paths through the read-only root share, except where
+# it mounts fresh tmpfs; fail here rather than with a confusing guest error.
+case $cwd/ in
+"$REPO_ROOT"/*) ;;
+*) ! hidden_in_guest "$cwd" || { warn "cwd $cwd is hidden by tmpfs in the guest; run from elsewhere"; exit 2; } ;;
+esac
+case $moddir/ in
+"$REPO_ROOT"/*) ;;
+*) ! hidden_in_guest "$moddir" || { warn "DESYNC_CACHE must not be under $GUEST_TMPFS_DIRS"; exit 2; } ;;
+esac
+
+run_dir=$(mktemp -d)
+trap 'rm -rf "$run_dir"' EXIT
+
+# A fresh token per run, so output of an earlier run, or CMD echoing the
+# marker text, cannot be mistaken for the result.
+token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+mkdir "$run_dir/job"
+# POSIX sh, read by busybox in the initramfs and by bash after switch_root.
+shq()
+{
+	printf "'%s'" "${1//\'/\'\\\'\'}"
+}
+{
+	echo "DESYNC_START_MARKER=desync-vm-start-$token"
+	echo "DESYNC_EXIT_MARKER=desync-vm-exit-$token"
+	echo "DESYNC_REPO=$(shq "$REPO_ROOT")"
+	echo "DESYNC_MODDIR=$(shq "$moddir")"
+	echo "DESYNC_CWD=$(shq "$cwd")"
+	echo "DESYNC_KVER=$(shq "$kver")"
+	printf 'set --'
+	for a in "$@"; do
+		printf ' %s' "$(shq "$a")"
+	done
+	echo
+} > "$run_dir/job/job"
+
+# The kernel unpacks concatenated cpio archives in order: the cached base
+# plus a tiny per-run one with the job file, so the base is never rebuilt.
+(cd "$run_dir/job" && echo job | cpio --quiet -o -H newc -R 0:0) > "$run_dir/job.cpio"
+cat "$initrd" "$run_dir/job.cpio" > "$run_dir/initrd"
+
+cmdline="console=ttyS0 printk.time=1 panic_on_warn=1 oops=panic panic=-1 rdinit=/init"
+[ $bench -eq 1 ] || cmdline="$cmdline slub_debug=FZPU"
+
+mkdir -p "$CACHE/vm-logs"
+log=$CACHE/vm-logs/$kver-$(date +%Y%m%d-%H%M%S)-$$.log
+ln -sfn "${log##*/}" "$CACHE/vm-logs/last.log"
+# Keep the newest 200 logs; a long test campaign should not fill the disk.
+find "$CACHE/vm-logs" -name '*.log' -type f -printf '%T@ %p\n' | sort -rn |
+	tail -n +201 | cut -d' ' -f2- | xargs -r rm -f
+
+qemu=(qemu-system-x86_64
+	-machine q35 -cpu max -smp 2 -m "$mem"
+	-nographic -no-reboot
+	# No NIC: the guest must not reach any network but its own namespaces.
+	-nic none
+	-kernel "$kimage"
+	-initrd "$run_dir/initrd"
+	-append "$cmdline"
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$REPO_ROOT,mount_tag=repo,security_model=none,multidevs=remap")
+
+echo "$ME: booting $kver: $*" >&2
+
+# The loop must run in this shell to keep t_boot; it timestamps the start
+# marker as it streams past.
+shopt -s lastpipe extglob
+t_boot=
+set +e
+# --foreground keeps qemu in our process group so ^C reaches it.
+timeout --foreground -k 10 "$timeout" "${qemu[@]}" < /dev/null 2>&1 |
+while IFS= read -r line || [ -n "$line" ]; do
+	line=${line%$'\r'}
+	# SeaBIOS clears the screen; keep its escape sequences out of CI logs.
+	if [[ $line == *$'\e'* ]]; then
+		line=${line//$'\e'\[*([0-9;?])[A-Za-z]/}
+		line=${line//$'\e'c/}
+	fi
+	printf '%s\n' "$line"
+	printf '%s\n' "$line" >&3
+	case $line in
+	*"desync-vm-start-$token"*) t_boot=$EPOCHREALTIME ;;
+	esac
+done 3> "$log"
+qemu_rc=${PIPESTATUS[0]}
+set -e
+t_end=$EPOCHREALTIME
+
+secs()
+{
+	# EPOCHREALTIME is seconds.microseconds; bash has integer arithmetic only.
+	local a=${1/[.,]/} b=${2/[.,]/}
+	printf '%d.%02d' $(((b - a) / 1000000)) $(((b - a) % 1000000 / 10000))
+}
+
+rc=$(sed -n "s/^.*desync-vm-exit-$token \([0-9][0-9]*\)\$/\1/p" "$log" | tail -n 1)
+status=
+if ! splats=$("$VM_DIR/scan-log.sh" "$log"); then
+	echo "$ME: kernel splat in the console log (CMD ${rc:+exited $rc}${rc:-did not finish}):" >&2
+	printf '%s\n' "$splats" | head -n 20 >&2
+	status=125
+elif [ -z "$rc" ]; then
+	if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
+		echo "$ME: timed out after $timeout s" >&2
+		status=124
+	else
+		echo "$ME: no exit status from the guest (qemu status $qemu_rc): it died before CMD finished" >&2
+		status=125
+	fi
+else
+	status=$rc
+fi
+
+if [ -n "$t_boot" ]; then
+	boot=$(secs "$t_start" "$t_boot")
+else
+	boot=-
+fi
+echo "$ME: $kver: boot ${boot} s, total $(secs "$t_start" "$t_end") s, status $status, log $log" >&2
+exit "$status"
