@@ -67,6 +67,8 @@ mount -t tracefs tracefs $R/sys/kernel/tracing 2>/dev/null
 mount -t bpf bpf $R/sys/fs/bpf 2>/dev/null
 mount -t cgroup2 cgroup2 $R/sys/fs/cgroup 2>/dev/null
 
+# A clone under /tmp or /root lies in a tmpfs just mounted: make its mount point.
+[ -d "$R$DESYNC_REPO" ] || mkdir -p "$R$DESYNC_REPO"
 mount -t 9p -o rw,trans=virtio,version=9p2000.L,msize=512000,cache=none \
 	repo "$R$DESYNC_REPO" || fail "cannot mount the repository share on $DESYNC_REPO"
 
