@@ -18,6 +18,7 @@
 #   124  the VM ran out of time
 #   125  the VM died before CMD finished (panic, crash) or the kernel log
 #        has a splat (WARNING, BUG, Oops...), whatever CMD returned
+#   130  run.sh was interrupted (INT, TERM, HUP)
 #     2  usage error
 # Inside, DESYNC_VM=1 and DESYNC_KVER are set; /tmp, /run, /var/tmp, /root
 # and /mnt are fresh tmpfs, so CMD cannot rely on host files there.
@@ -28,7 +29,7 @@ source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
 usage()
 {
-	sed -n '3,23s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,24s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -133,29 +134,55 @@ qemu=(qemu-system-x86_64
 
 echo "$ME: booting $kver: $*" >&2
 
-# The loop must run in this shell to keep t_boot; it timestamps the start
-# marker as it streams past.
-shopt -s lastpipe extglob
-t_boot=
-set +e
-# --foreground keeps qemu in our process group so ^C reaches it.
-timeout --foreground -k 10 "$timeout" "${qemu[@]}" < /dev/null 2>&1 |
-while IFS= read -r line || [ -n "$line" ]; do
-	line=${line%$'\r'}
-	# SeaBIOS clears the screen; keep its escape sequences out of CI logs.
-	if [[ $line == *$'\e'* ]]; then
-		line=${line//$'\e'\[*([0-9;?])[A-Za-z]/}
-		line=${line//$'\e'c/}
+# Streams the console to stdout and the log, and timestamps the start marker.
+stream()
+{
+	local line
+
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%$'\r'}
+		# SeaBIOS clears the screen; keep its escape sequences out of CI logs.
+		if [[ $line == *$'\e'* ]]; then
+			line=${line//$'\e'\[*([0-9;?])[A-Za-z]/}
+			line=${line//$'\e'c/}
+		fi
+		printf '%s\n' "$line"
+		printf '%s\n' "$line" >&3
+		case $line in
+		*"desync-vm-start-$token"*) echo "$EPOCHREALTIME" > "$run_dir/t_boot" ;;
+		esac
+	done 3> "$log"
+}
+
+# Bash runs traps only once a foreground job ends, so the VM runs as a
+# background job: a TERM from make or CI then stops qemu at once instead of
+# leaving it running until its own timeout.
+stop_vm()
+{
+	interrupted=1
+	if [ -s "$run_dir/qemu.pid" ]; then
+		kill "$(cat "$run_dir/qemu.pid")" 2> /dev/null || true
 	fi
-	printf '%s\n' "$line"
-	printf '%s\n' "$line" >&3
-	case $line in
-	*"desync-vm-start-$token"*) t_boot=$EPOCHREALTIME ;;
-	esac
-done 3> "$log"
-qemu_rc=${PIPESTATUS[0]}
-set -e
+}
+
+shopt -s extglob
+interrupted=0
+(
+	# --foreground keeps qemu in our process group so ^C reaches it.
+	timeout --foreground -k 10 "$timeout" "${qemu[@]}" \
+		-pidfile "$run_dir/qemu.pid" < /dev/null 2>&1 | stream
+	echo "${PIPESTATUS[0]}" > "$run_dir/qemu.rc"
+) &
+vm=$!
+trap stop_vm INT TERM HUP
+# wait returns early when a trapped signal arrives; wait again for the end.
+while ! wait "$vm"; do
+	kill -0 "$vm" 2> /dev/null || break
+done
+trap - INT TERM HUP
 t_end=$EPOCHREALTIME
+qemu_rc=$(cat "$run_dir/qemu.rc" 2> /dev/null || echo 1)
+t_boot=$(cat "$run_dir/t_boot" 2> /dev/null || true)
 
 secs()
 {
@@ -170,6 +197,9 @@ if ! splats=$("$VM_DIR/scan-log.sh" "$log"); then
 	echo "$ME: kernel splat in the console log (CMD ${rc:+exited $rc}${rc:-did not finish}):" >&2
 	printf '%s\n' "$splats" | head -n 20 >&2
 	status=125
+elif [ $interrupted -eq 1 ] && [ -z "$rc" ]; then
+	echo "$ME: interrupted" >&2
+	status=130
 elif [ -z "$rc" ]; then
 	if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
 		echo "$ME: timed out after $timeout s" >&2
