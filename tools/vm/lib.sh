@@ -41,10 +41,20 @@ need_pkgs()
 	[ ${#missing[@]} -eq 0 ] && return 0
 
 	warn "installing ${missing[*]}"
+	# A fresh machine may have stale or no package lists: refresh once
+	# and retry before giving up.
+	apt_install "${missing[@]}" && return 0
+	warn "apt-get install failed; refreshing package lists"
+	apt-get -o DPkg::Lock::Timeout=600 -qq update >&2 ||
+		die "apt-get update failed"
+	apt_install "${missing[@]}" || die "apt-get install ${missing[*]} failed"
+}
+
+apt_install()
+{
 	# Other users of this machine may hold the dpkg lock for a while.
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 \
-		-o Dpkg::Use-Pty=0 -qq -y install --no-install-recommends "${missing[@]}" >&2 ||
-		die "apt-get install ${missing[*]} failed"
+		-o Dpkg::Use-Pty=0 -qq -y install --no-install-recommends "$@" >&2
 }
 
 # Short names are what humans type; the full release is what the cache is keyed on.
