@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: tools/cluster/bench-effect.sh [KERNEL] [REPS]
+#
+# The full effectiveness matrix: incast, two-job interference and the
+# no-congestion case under Debian's fq_codel, fq, netem jitter, desync at
+# its defaults, desync with rank slots, desync with wider offset windows,
+# and CUBIC.  Takes tens of minutes under emulation.  Results, table and
+# plots go to Documentation/evaluation/, with the command that made them.
+
+set -euo pipefail
+source "$(dirname "$(readlink -f "$0")")/lib.sh"
+
+kernel=${1:-6.1}
+reps=${2:-3}
+doc=$REPO/Documentation/evaluation
+raw=$REPO/build/cluster-bench
+t0=$SECONDS
+
+incast="fq_codel fq netem desync desync_slots desync,offset_max=5ms desync,offset_max=20ms fq_codel@cubic desync@cubic"
+twojob="fq_codel desync desync_slots desync,offset_max=5ms"
+idle="fq_codel desync desync,offset_max=5ms"
+
+build_all "$kernel"
+mkdir -p "$doc"
+for sc in incast twojob idle; do
+	run_bench "$kernel" 3000 "$raw/$sc" -s "$sc" -c "${!sc}" -r "$reps" -i 20 ||
+		echo "bench-effect: $sc did not finish cleanly" >&2
+done
+
+# One tree for the analysis; the raw per-rank records stay in build/.
+rm -rf "$raw/all"
+mkdir -p "$raw/all"
+for sc in incast twojob idle; do
+	[ -d "$raw/$sc/$sc" ] && cp -r "$raw/$sc/$sc" "$raw/all/"
+	cp "$raw/$sc/calibration.json" "$raw/all/calibration-$sc.json" 2>/dev/null || true
+done
+"$PY" "$CLUSTER_DIR/analyze.py" "$raw/all" > /dev/null
+need_gnuplot && "$CLUSTER_DIR/plot.sh" "$raw/all" "$doc"
+cp "$raw/all/table.md" "$raw/all/results.json" "$doc/"
+secs=$((SECONDS - t0))
+{
+	echo "command: tools/cluster/bench-effect.sh $kernel $reps"
+	echo "kernel: $kernel"
+	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "commit: $(git -C "$REPO" rev-parse --short HEAD)"
+	echo "wall time: $secs s"
+} > "$doc/RUN"
+cat "$doc/table.md"
+echo "bench-effect took $secs s" >&2
