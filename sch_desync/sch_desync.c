@@ -39,6 +39,7 @@
  */
 
 #include <linux/errno.h>
+#include <linux/hrtimer.h>
 #include <linux/if_vlan.h>
 #include <linux/init.h>
 #include <linux/ip.h>
@@ -80,6 +81,8 @@
 /* A departure time further ahead than this is a stale or foreign stamp. */
 #define DESYNC_HORIZON_NS	(10ULL * NSEC_PER_SEC)
 #define DESYNC_TIMER_SLACK_NS	(10 * NSEC_PER_USEC)
+/* A hold may end up to 1/16 of a slot late (the slot is offset_max without slots). */
+#define DESYNC_HOLD_SLACK_SHIFT	4
 
 /* Configuration as it crosses netlink: times in microseconds. */
 struct desync_config {
@@ -279,13 +282,42 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	return NET_XMIT_SUCCESS;
 }
 
+/*
+ * How late the timer may release the group on top of the heap.  EDT
+ * departures get fq's precision.  Holds are random over a slot of the
+ * offset window, so ending one a small part of the slot late changes
+ * nothing, while one timer then ends every hold due inside the slack.
+ */
+static u64 desync_wake_slack(const struct desync_sched *core)
+{
+	u64 slack;
+
+	if (core->groups[core->heap[0]].state != DESYNC_HELD)
+		return DESYNC_TIMER_SLACK_NS;
+	slack = (core->p.offset_max_ns / core->p.slots) >> DESYNC_HOLD_SLACK_SHIFT;
+	return max_t(u64, slack, DESYNC_TIMER_SLACK_NS);
+}
+
 static void desync_arm_watchdog(struct desync_sched_data *q)
 {
-	u64 when;
+	struct hrtimer *timer = &q->watchdog.timer;
+	u64 when, slack, hard;
 
-	if (desync_next_wake(&q->core, &when))
-		qdisc_watchdog_schedule_range_ns(&q->watchdog, when,
-						 DESYNC_TIMER_SLACK_NS);
+	if (!desync_next_wake(&q->core, &when))
+		return;
+	slack = desync_wake_slack(&q->core);
+	/*
+	 * A timer that already fires inside [when, when + slack] will do.
+	 * Re-arming it for each new top of the heap, as every burst start
+	 * makes one, costs a timer reprogram per packet under load.  Should
+	 * the timer be firing right now, its dequeue arms it again.
+	 */
+	if (hrtimer_is_queued(timer)) {
+		hard = ktime_to_ns(hrtimer_get_expires(timer));
+		if (!desync_time_before(hard, when) && hard - when <= slack)
+			return;
+	}
+	qdisc_watchdog_schedule_range_ns(&q->watchdog, when, slack);
 }
 
 /* The EDT departure time of @skb if it is ahead of @now and plausible. */
