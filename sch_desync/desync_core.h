@@ -173,71 +173,81 @@ static inline u64 desync_ready_time(const struct desync_group *g, u64 enq_ns)
 
 /* ---- timer heap: HELD and THROTTLED groups, earliest wake_ns on top ---- */
 
-static inline bool desync_heap_less(const struct desync_sched *s, u32 a, u32 b)
+static inline u64 desync_heap_key(const struct desync_sched *s, u32 pos)
 {
-	return desync_time_before(s->groups[s->heap[a]].wake_ns,
-				  s->groups[s->heap[b]].wake_ns);
+	return s->groups[s->heap[pos]].wake_ns;
 }
 
-static inline void desync_heap_swap(struct desync_sched *s, u32 a, u32 b)
+static inline void desync_heap_set(struct desync_sched *s, u32 pos, u32 idx)
 {
-	u32 ga = s->heap[a], gb = s->heap[b];
-
-	s->heap[a] = gb;
-	s->heap[b] = ga;
-	s->groups[gb].heap_pos = a;
-	s->groups[ga].heap_pos = b;
+	s->heap[pos] = idx;
+	s->groups[idx].heap_pos = pos;
 }
 
-static inline void desync_heap_up(struct desync_sched *s, u32 pos)
+/*
+ * The sifts carry group @idx down or up from slot @pos, which they treat
+ * as a hole: the moving key stays in a register and each level costs one
+ * write, which matters because every burst start pays for each level.
+ */
+static inline void desync_heap_sift_up(struct desync_sched *s, u32 pos,
+				       u32 idx)
 {
+	u64 wake = s->groups[idx].wake_ns;
+
 	while (pos) {
 		u32 parent = (pos - 1) / 2;
 
-		if (!desync_heap_less(s, pos, parent))
+		if (!desync_time_before(wake, desync_heap_key(s, parent)))
 			break;
-		desync_heap_swap(s, pos, parent);
+		desync_heap_set(s, pos, s->heap[parent]);
 		pos = parent;
 	}
+	desync_heap_set(s, pos, idx);
 }
 
-static inline void desync_heap_down(struct desync_sched *s, u32 pos)
+static inline void desync_heap_sift_down(struct desync_sched *s, u32 pos,
+					 u32 idx)
 {
-	for (;;) {
-		u32 l = 2 * pos + 1, r = l + 1, min = pos;
+	u64 wake = s->groups[idx].wake_ns;
 
-		if (l < s->heap_len && desync_heap_less(s, l, min))
-			min = l;
-		if (r < s->heap_len && desync_heap_less(s, r, min))
-			min = r;
-		if (min == pos)
+	for (;;) {
+		u32 child = 2 * pos + 1;
+
+		if (child >= s->heap_len)
 			break;
-		desync_heap_swap(s, pos, min);
-		pos = min;
+		if (child + 1 < s->heap_len &&
+		    desync_time_before(desync_heap_key(s, child + 1),
+				       desync_heap_key(s, child)))
+			child++;
+		if (!desync_time_before(desync_heap_key(s, child), wake))
+			break;
+		desync_heap_set(s, pos, s->heap[child]);
+		pos = child;
 	}
+	desync_heap_set(s, pos, idx);
 }
 
 static inline void desync_heap_push(struct desync_sched *s, u32 idx)
 {
-	u32 pos = s->heap_len++;
-
-	s->heap[pos] = idx;
-	s->groups[idx].heap_pos = pos;
-	desync_heap_up(s, pos);
+	desync_heap_sift_up(s, s->heap_len++, idx);
 }
 
 static inline void desync_heap_remove(struct desync_sched *s, u32 idx)
 {
 	u32 pos = s->groups[idx].heap_pos;
 	u32 last = --s->heap_len;
+	u32 moved;
 
 	s->groups[idx].heap_pos = DESYNC_NONE;
 	if (pos == last)
 		return;
-	s->heap[pos] = s->heap[last];
-	s->groups[s->heap[pos]].heap_pos = pos;
-	desync_heap_down(s, pos);
-	desync_heap_up(s, pos);
+	/* The last group fills the slot, then goes where its key belongs. */
+	moved = s->heap[last];
+	if (pos && desync_time_before(s->groups[moved].wake_ns,
+				      desync_heap_key(s, (pos - 1) / 2)))
+		desync_heap_sift_up(s, pos, moved);
+	else
+		desync_heap_sift_down(s, pos, moved);
 }
 
 /* ---- round-robin list of ACTIVE groups ---- */
@@ -487,7 +497,7 @@ static inline void desync_apply_params(struct desync_sched *s, u64 now)
 		last = g->eligible_ns + s->p.offset_max_ns;
 		if (desync_time_before(last, g->wake_ns)) {
 			g->wake_ns = last;
-			desync_heap_up(s, g->heap_pos);
+			desync_heap_sift_up(s, g->heap_pos, i);
 		}
 	}
 }
