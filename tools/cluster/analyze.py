@@ -126,7 +126,7 @@ def switch_stats(run_dir):
 
 def host_stats(run_dir):
     """Drops and CE marks of the qdiscs under test, summed over hosts."""
-    out = {'drops': 0, 'ce_mark': 0}
+    out = {'drops': 0, 'ce_mark': 0, 'bursts': 0, 'hold_ns': 0}
     path = os.path.join(run_dir, 'hosts.json')
     if not os.path.exists(path):
         return out
@@ -138,6 +138,8 @@ def host_stats(run_dir):
                     continue
                 out['drops'] += q.get('drops', 0)
                 out['ce_mark'] += q.get('ce_mark', 0) or q.get('ecn_mark', 0)
+                out['bursts'] += q.get('bursts', 0)
+                out['hold_ns'] += q.get('hold_time', 0)
     return out
 
 
@@ -154,6 +156,13 @@ def analyze_run(run_dir, warmup):
         if r['t'] == 'job' and r['rank'] == 0:
             jct[r['job']] = r['jct_us']
     all_iters = [v for job in iters.values() for v in job]
+    # How far apart the "synchronized" senders really started: the
+    # emulated CPUs wake and run them one after the other.
+    starts = {}
+    for r in recs:
+        if r['t'] == 'flow' and r['step'] == 0 and r['iter'] >= warmup:
+            starts.setdefault((r['job'], r['iter']), []).append(r['start_ns'])
+    spreads = [(max(v) - min(v)) / 1e6 for v in starts.values() if len(v) > 1]
     rows = read_queue(os.path.join(run_dir, 'queue.txt'))
     rate, busy_ns = busy_rate(rows)
     hosts = counters_delta(run_dir)
@@ -177,12 +186,16 @@ def analyze_run(run_dir, warmup):
         'iter_p99_us': pct(all_iters, 99),
         'jct_us': max(jct.values()) if jct else None,
         'jct_per_job_us': jct,
+        'start_spread_us': statistics.median(spreads) * 1e3 if spreads else None,
         'queue_peak_bytes': max((r[1] for r in rows), default=None),
         'queue_mean_bytes': (statistics.mean(r[1] for r in rows)
                              if rows else None),
         'busy_rate_bps': rate, 'busy_ms': busy_ns / 1e6,
         'switch_marked': sw['marked'], 'switch_drops': sw['drops'],
         'host_qdisc_drops': hq['drops'], 'host_ce_mark': hq['ce_mark'],
+        'desync_bursts': hq['bursts'],
+        'desync_mean_hold_us': (hq['hold_ns'] / hq['bursts'] / 1e3
+                                if hq['bursts'] else None),
         'retrans': sum(h['retrans'] for h in hosts.values()),
         'rto': sum(h['rto'] for h in hosts.values()),
         'per_host': hosts,
@@ -195,7 +208,8 @@ METRICS = [
     ('iter_mean_us', 'iter mean ms', 1e-3), ('iter_p99_us', 'iter p99 ms', 1e-3),
     ('jct_us', 'JCT s', 1e-6), ('queue_peak_bytes', 'queue peak kB', 1e-3),
     ('switch_marked', 'CE marks', 1), ('switch_drops', 'drops', 1),
-    ('host_qdisc_drops', 'host drops', 1),
+    ('host_qdisc_drops', 'host drops', 1), ('host_ce_mark', 'host CE', 1),
+    ('start_spread_us', 'start spread ms', 1e-3),
     ('retrans', 'retrans', 1), ('rto', 'RTOs', 1),
 ]
 RATIOS = ['fct_p99_us', 'iter_mean_us', 'jct_us', 'queue_peak_bytes']

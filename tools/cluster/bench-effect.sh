@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: tools/cluster/bench-effect.sh [KERNEL] [REPS]
+# Usage: tools/cluster/bench-effect.sh [KERNEL] [REPS] [ITERS]
 #
 # The full effectiveness matrix: incast, two-job interference and the
 # no-congestion case under Debian's fq_codel, fq, netem jitter, desync at
@@ -14,18 +14,19 @@ source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
 kernel=${1:-6.1}
 reps=${2:-3}
+iters=${3:-15}
 doc=$REPO/Documentation/evaluation
 raw=$REPO/build/cluster-bench
 t0=$SECONDS
 
-incast="fq_codel fq netem desync desync_slots desync,offset_max=5ms desync,offset_max=20ms fq_codel@cubic desync@cubic"
-twojob="fq_codel desync desync_slots desync,offset_max=5ms"
-idle="fq_codel desync desync,offset_max=5ms"
+incast="fq_codel fq netem desync desync_slots desync,offset_max=50ms fq_codel@cubic desync@cubic"
+twojob="fq_codel desync desync,offset_max=50ms"
+idle="fq_codel desync"
 
 build_all "$kernel"
 mkdir -p "$doc"
 for sc in incast twojob idle; do
-	run_bench "$kernel" 3000 "$raw/$sc" -s "$sc" -c "${!sc}" -r "$reps" -i 20 ||
+	run_bench "$kernel" 3000 "$raw/$sc" -s "$sc" -c "${!sc}" -r "$reps" -i "$iters" ||
 		echo "bench-effect: $sc did not finish cleanly" >&2
 done
 
@@ -41,7 +42,7 @@ need_gnuplot && "$CLUSTER_DIR/plot.sh" "$raw/all" "$doc"
 cp "$raw/all/table.md" "$raw/all/results.json" "$doc/"
 secs=$((SECONDS - t0))
 {
-	echo "command: tools/cluster/bench-effect.sh $kernel $reps"
+	echo "command: tools/cluster/bench-effect.sh $kernel $reps $iters"
 	echo "kernel: $kernel"
 	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
 	echo "commit: $(git -C "$REPO" rev-parse --short HEAD)"

@@ -20,11 +20,11 @@
 # packets as a switch would, not 64 kB super-packets.
 
 : "${NHOSTS:=17}"
-: "${HOST_RATE:=100mbit}"
-: "${PORT_RATE:=100mbit}"
+: "${HOST_RATE:=20mbit}"
+: "${PORT_RATE:=20mbit}"
 : "${BUF:=100000}"		# bytes, tail drop
 : "${K:=30000}"			# bytes, ECN marking threshold
-: "${TBF_BURST:=15000}"	# bytes: 1.2 ms at 100 Mbit; smaller buckets lose
+: "${TBF_BURST:=9000}"	# bytes: 3.6 ms at 20 Mbit; smaller buckets lose
 				# rate to late timers under emulation
 : "${MTU:=1500}"
 

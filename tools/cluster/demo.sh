@@ -5,7 +5,7 @@
 #
 # See it work: builds the module, the tc plugin and the cluster tools,
 # boots the test VM, runs the default incast (16 workers pushing to one
-# aggregator through a shallow-buffer 100 Mbit/s switch port, DCTCP) twice
+# aggregator through a shallow-buffer 20 Mbit/s switch port, DCTCP) twice
 # under fq_codel, desync and desync with rank slots, and prints the table.
 # A few minutes; results stay in build/cluster-demo/.
 

@@ -36,10 +36,10 @@ configs="fq_codel desync"
 reps=3
 iters=20
 module=
-: "${SIZE:=65536}"		# bytes each worker pushes per iteration
+: "${SIZE:=32768}"		# bytes each worker pushes per iteration
 : "${COMPUTE_US:=20000}"
 : "${JITTER_US:=1000}"
-: "${SAMPLE_US:=1000}"
+: "${SAMPLE_US:=2000}"	# sampling costs the emulated CPU too
 
 usage()
 {
@@ -161,7 +161,9 @@ run_one()
 		return 1
 	fi
 	host_counters > "$dir/counters.before"
-	nsx sw "$QSAMPLE" p0 2: "$SAMPLE_US" "$dir/queue.txt" &
+	# Not through nsx: a backgrounded function is a subshell, and the
+	# signal must reach the sampler itself.
+	ip netns exec sw "$QSAMPLE" p0 2: "$SAMPLE_US" "$dir/queue.txt" &
 	qpid=$!
 	start_scenario "$sc" "$dir" || return 1
 	for p in "${JOB_PIDS[@]}"; do
@@ -191,14 +193,14 @@ calibrate()
 {
 	local res pid
 
-	nsx h0 iperf3 -s -1 >/dev/null 2>&1 &
+	ip netns exec h0 iperf3 -s -1 >/dev/null 2>&1 &
 	pid=$!
 	sleep 1
 	reset_run fq_codel
 	res=$(nsx h1 iperf3 -C dctcp -c "$(host_ip 0)" -t 4 -O 1 -J 2>/dev/null)
 	wait "$pid"
 	echo "$res" > "$out/calibration.json"
-	log "calibration: $(echo "$res" | grep -m1 -o '"bits_per_second":[^,]*' | tail -1) over a $PORT_RATE port"
+	log "calibration: $(echo "$res" | grep -o '"bits_per_second":[^,]*' | tail -2 | head -1) over a $PORT_RATE port"
 }
 
 main()
