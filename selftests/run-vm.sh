@@ -28,6 +28,12 @@ need_pkgs iperf3 iproute2 python3 kmod
 make -s -C "$REPO/tools/probe" || die "building tools/probe failed"
 make -s -C "$REPO/tc-plugin" || die "building the tc plugin failed"
 
+# The build takes the work tree as it is: say which source was tested.
+src_rev=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if ! git -C "$REPO" diff --quiet HEAD -- sch_desync 2>/dev/null; then
+	src_rev="$src_rev + uncommitted sch_desync changes"
+fi
+
 total_pass=0
 total_fail=0
 total_skip=0
@@ -98,6 +104,7 @@ for k in "${KERNELS[@]}"; do
 done
 
 echo
+echo "module source: $src_rev"
 for l in "${summary[@]}"; do
 	echo "$l"
 done

@@ -29,6 +29,7 @@
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -81,6 +82,13 @@ struct record {
 };
 
 static const char *prog = "desync-probe";
+static volatile sig_atomic_t stop_rx;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_rx = 1;
+}
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -193,6 +201,12 @@ static void write_ready(const char *path)
 
 #define MAX_DST 16
 
+struct dest {
+	int fd;
+	struct sockaddr_storage ss;
+	socklen_t slen;
+};
+
 struct send_opts {
 	const char *dst[MAX_DST];	/* every packet goes to each of them */
 	int ndst;
@@ -209,11 +223,12 @@ struct send_opts {
 	int64_t txtime_ns;	/* SO_TXTIME offset from send time, -1 = off */
 	int sndbuf;
 	unsigned int stream;
+	bool rotate;		/* burst b goes to dst[b % ndst] only */
 	bool verbose;
 };
 
-static int open_sender(const struct send_opts *o, const char *dst);
-static int64_t send_one(const struct send_opts *o, int fd, char *buf, char *cbuf,
+static void open_sender(const struct send_opts *o, const char *dst, struct dest *de);
+static int64_t send_one(const struct send_opts *o, const struct dest *de, char *buf, char *cbuf,
 			size_t cbuf_len, unsigned long b, unsigned long k);
 
 static int do_send(int argc, char **argv)
@@ -225,10 +240,11 @@ static int do_send(int argc, char **argv)
 	};
 	unsigned long sent = 0, errors = 0, b, k;
 	char *buf, cbuf[CMSG_SPACE(sizeof(uint64_t))];
-	int fds[MAX_DST], c, d;
+	struct dest dsts[MAX_DST];
+	int c, d;
 	int64_t start;
 
-	while ((c = getopt(argc, argv, "d:p:n:k:g:i:s:P:T:m:R:E:b:S:v")) != -1) {
+	while ((c = getopt(argc, argv, "d:p:n:k:g:i:s:P:T:m:R:E:b:S:ov")) != -1) {
 		switch (c) {
 		case 'd':
 			if (o.ndst == MAX_DST)
@@ -248,6 +264,7 @@ static int do_send(int argc, char **argv)
 		case 'E': o.txtime_ns = parse_time(optarg); break;
 		case 'b': o.sndbuf = parse_u64(optarg, "sndbuf"); break;
 		case 'S': o.stream = parse_u64(optarg, "stream"); break;
+		case 'o': o.rotate = true; break;
 		case 'v': o.verbose = true; break;
 		default: return 1;
 		}
@@ -262,7 +279,7 @@ static int do_send(int argc, char **argv)
 		die("send: too many packets");
 
 	for (d = 0; d < o.ndst; d++)
-		fds[d] = open_sender(&o, o.dst[d]);
+		open_sender(&o, o.dst[d], &dsts[d]);
 
 	buf = calloc(1, o.size ? o.size : 1);
 	if (!buf)
@@ -276,9 +293,12 @@ static int do_send(int argc, char **argv)
 			if (o.pkt_gap_ns && k)
 				sleep_until(bstart + (int64_t)k * o.pkt_gap_ns);
 			for (d = 0; d < o.ndst; d++) {
-				int64_t mono = send_one(&o, fds[d], buf, cbuf, sizeof(cbuf), b, k);
+				int64_t mono;
 
-				if (!k && !d && mono >= 0)
+				if (o.rotate && (unsigned long)d != b % o.ndst)
+					continue;
+				mono = send_one(&o, &dsts[d], buf, cbuf, sizeof(cbuf), b, k);
+				if (!k && mono >= 0 && (!d || o.rotate))
 					bstart = mono;
 				if (mono < 0) {
 					errors++;
@@ -294,18 +314,38 @@ static int do_send(int argc, char **argv)
 	printf("sent stream %u bursts %lu pkts %lu errors %lu\n", o.stream, o.bursts, sent, errors);
 	free(buf);
 	for (d = 0; d < o.ndst; d++)
-		close(fds[d]);
+		close(dsts[d].fd);
 	return errors ? 1 : 0;
 }
 
-static int open_sender(const struct send_opts *op, const char *dst)
+/*
+ * Unconnected on purpose: nothing may listen at the destination (held
+ * traffic that is only queued and dropped), and a connected socket would
+ * turn the ICMP port unreachable into a failed send of a later packet.
+ */
+static void open_sender(const struct send_opts *op, const char *spec, struct dest *de)
 {
-	const struct send_opts o = *op;
-	struct sockaddr_storage ss;
-	socklen_t slen;
+	struct send_opts o = *op;
+	char dst[128], *opt, *save = NULL;
 	int fd, fam;
 
-	fam = parse_addr(dst, o.port, &ss, &slen);
+	/*
+	 * "ADDR[,mark=N][,prio=N]": several sockets of one process that
+	 * differ in one attribute only, interleaved within microseconds.
+	 */
+	if (strlen(spec) >= sizeof(dst))
+		die("bad destination '%s'", spec);
+	strcpy(dst, spec);
+	strtok_r(dst, ",", &save);
+	while ((opt = strtok_r(NULL, ",", &save))) {
+		if (!strncmp(opt, "mark=", 5))
+			o.mark = parse_u64(opt + 5, "mark");
+		else if (!strncmp(opt, "prio=", 5))
+			o.prio = parse_u64(opt + 5, "priority");
+		else
+			die("bad destination option '%s'", opt);
+	}
+	fam = parse_addr(dst, o.port, &de->ss, &de->slen);
 	fd = socket(fam, SOCK_DGRAM, 0);
 	if (fd < 0)
 		die("socket: %s", strerror(errno));
@@ -344,18 +384,19 @@ static int open_sender(const struct send_opts *op, const char *dst)
 		if (setsockopt(fd, SOL_SOCKET, SO_TXTIME, &st, sizeof(st)))
 			die("SO_TXTIME: %s", strerror(errno));
 	}
-	if (connect(fd, (struct sockaddr *)&ss, slen))
-		die("connect %s: %s", dst, strerror(errno));
-	return fd;
+	de->fd = fd;
 }
 
 /* Sends packet @k of burst @b; returns its send time, or -1 on error. */
-static int64_t send_one(const struct send_opts *o, int fd, char *buf, char *cbuf,
+static int64_t send_one(const struct send_opts *o, const struct dest *de, char *buf, char *cbuf,
 			size_t cbuf_len, unsigned long b, unsigned long k)
 {
 	struct probe_hdr *h = (struct probe_hdr *)buf;
 	struct iovec iov = { .iov_base = buf, .iov_len = o->size };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct msghdr msg = {
+		.msg_name = (void *)&de->ss, .msg_namelen = de->slen,
+		.msg_iov = &iov, .msg_iovlen = 1,
+	};
 	int64_t mono, real;
 
 	real = now_ns(CLOCK_REALTIME);
@@ -383,7 +424,7 @@ static int64_t send_one(const struct send_opts *o, int fd, char *buf, char *cbuf
 		cm->cmsg_len = CMSG_LEN(sizeof(t));
 		memcpy(CMSG_DATA(cm), &t, sizeof(t));
 	}
-	if (sendmsg(fd, &msg, 0) < 0) {
+	if (sendmsg(de->fd, &msg, 0) < 0) {
 		if (o->verbose)
 			printf("txerr burst %lu seq %lu errno %d\n", b, k, errno);
 		return -1;
@@ -516,6 +557,16 @@ static int do_recv(int argc, char **argv)
 		die("IP_RECVTOS: %s", strerror(errno));
 	if (bind(fd, (struct sockaddr *)&ss, slen))
 		die("bind %s:%u: %s", laddr, port, strerror(errno));
+	/*
+	 * SIGTERM/SIGINT end the run early but still print the results: a
+	 * test that knows the queue has drained need not wait out -q.
+	 */
+	{
+		struct sigaction sa = { .sa_handler = on_stop };
+
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGINT, &sa, NULL);
+	}
 	write_ready(ready);
 	fflush(stdout);
 
@@ -534,7 +585,7 @@ static int do_recv(int argc, char **argv)
 		int tos = -1;
 		ssize_t len;
 
-		if (count && npkt + empty >= count)
+		if (stop_rx || (count && npkt + empty >= count))
 			break;
 		wait = deadline - now;
 		if (last && last + quiet_ns - now < wait)
@@ -741,13 +792,16 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: %s send -d ADDR [-d ADDR...] [-p PORT] [-n BURSTS] [-k PKTS] [-g BURST_GAP] [-i PKT_GAP]\n"
 		"              [-s SIZE] [-P PRIO] [-T TOS] [-m MARK] [-R RATE_BIT] [-E TXTIME_OFF]\n"
-		"              [-b SNDBUF] [-S STREAM] [-v]\n"
+		"              [-b SNDBUF] [-S STREAM] [-o] [-v]\n"
 		"       %s recv [-l ADDR] [-p PORT] [-t TIMEOUT] [-q QUIET] [-c COUNT] [-r READY_FILE]\n"
 		"              [-b RCVBUF] [-u] [-v]\n"
 		"       %s tcp-sink [-l ADDR] [-p PORT] [-t TIMEOUT] [-r READY_FILE]\n"
 		"       %s tcp-send -d ADDR [-p PORT] [-N BYTES] [-t TIMEOUT]\n"
 		"Times take ns/us/ms/s suffixes (bare numbers are us). BURST_GAP is the\n"
-		"silence between the last packet of a burst and the next burst.\n",
+		"silence between the last packet of a burst and the next burst. Every\n"
+		"packet goes to each -d ADDR[,mark=N][,prio=N], or with -o each burst to\n"
+		"the next one (one socket each, so each has its own source port).\n"
+		"recv prints its results on SIGTERM too.\n",
 		prog, prog, prog, prog);
 }
 
