@@ -224,9 +224,12 @@ def summarize(runs, baseline):
             r['config'], {'runs': []})
         s['runs'].append(r)
     for sc, cfgs in summary.items():
-        base = cfgs.get(baseline)
-        base_by_rep = {r['rep']: r for r in base['runs']} if base else {}
         for cfg, s in cfgs.items():
+            # Compare like with like: a CUBIC run against the CUBIC baseline.
+            bname = baseline + ('@' + cfg.split('@')[1] if '@' in cfg else '')
+            base = cfgs.get(bname)
+            base_by_rep = {r['rep']: r for r in base['runs']} if base else {}
+            s['baseline'] = bname
             for m, _, _ in METRICS:
                 vals = [r[m] for r in s['runs'] if r[m] is not None]
                 if vals:
@@ -241,7 +244,16 @@ def summarize(runs, baseline):
                 if rs:
                     s['ratio'][m] = {'median': statistics.median(rs),
                                      'min': min(rs), 'max': max(rs)}
+            # The price of holds where nothing congests: time, not ratio.
+            ds = [(r['iter_mean_us'] - base_by_rep[r['rep']]['iter_mean_us']) / 1e3
+                  for r in s['runs'] if r['rep'] in base_by_rep
+                  and r['iter_mean_us'] and base_by_rep[r['rep']]['iter_mean_us']]
+            if ds:
+                s['iter_delta_ms'] = {'median': statistics.median(ds),
+                                      'min': min(ds), 'max': max(ds)}
             s['n'] = len(s['runs'])
+    for cfgs in summary.values():
+        for s in cfgs.values():
             s['runs'] = [r['rep'] for r in s['runs']]
     return summary
 
@@ -276,15 +288,19 @@ def table(summary, runs, baseline):
                                              fmt(d['max'], scale)))
             out.append('| %s | %d | %s |' % (cfg, s['n'], ' | '.join(cells)))
         out.append('')
-        out.append('Ratio to %s, paired by repetition: median [min-max].\n'
-                   % baseline)
-        out.append('| config | p99 FCT | mean iteration | JCT | queue peak |')
-        out.append('|---|---|---|---|---|')
+        out.append('Ratio to %s (to %s@cubic for CUBIC runs), paired by '
+                   'repetition: median [min-max]; iteration delta in ms.\n'
+                   % (baseline, baseline))
+        out.append('| config | p99 FCT | mean iteration | JCT | queue peak | iteration delta ms |')
+        out.append('|---|---|---|---|---|---|')
         for cfg in sorted(cfgs, key=lambda c: (c != baseline, c)):
             rat = cfgs[cfg]['ratio']
             cells = ['%.2f [%.2f-%.2f]' % (rat[m]['median'], rat[m]['min'],
                                            rat[m]['max']) if m in rat else '-'
                      for m in RATIOS]
+            d = cfgs[cfg].get('iter_delta_ms')
+            cells.append('%+.1f [%+.1f..%+.1f]' % (d['median'], d['min'], d['max'])
+                         if d else '-')
             out.append('| %s | %s |' % (cfg, ' | '.join(cells)))
         out.append('')
     bad = [r for r in runs if not r['valid']]

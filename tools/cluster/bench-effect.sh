@@ -38,7 +38,8 @@ for sc in incast twojob idle; do
 	cp "$raw/$sc/calibration.json" "$raw/all/calibration-$sc.json" 2>/dev/null || true
 done
 "$PY" "$CLUSTER_DIR/analyze.py" "$raw/all" > /dev/null
-need_gnuplot && "$CLUSTER_DIR/plot.sh" "$raw/all" "$doc"
+need_gnuplot && QUEUE_CONFIGS="fq_codel desync desync_slots desync,offset_max=50ms" \
+	"$CLUSTER_DIR/plot.sh" "$raw/all" "$doc"
 cp "$raw/all/table.md" "$raw/all/results.json" "$doc/"
 secs=$((SECONDS - t0))
 {

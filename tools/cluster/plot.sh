@@ -4,8 +4,9 @@
 # Usage: plot.sh RESULTS_DIR OUT_DIR
 #
 # Draws, per scenario, the CDF of iteration times over all valid runs and
-# the bottleneck queue over time in the first repetition, one line per
-# configuration, from the data files analyze.py wrote.
+# the bottleneck queue over a window of the first repetition (the
+# configurations in QUEUE_CONFIGS, default all, one panel each, so the
+# bursts stay readable), from the data files analyze.py wrote.
 
 set -euo pipefail
 
@@ -19,8 +20,10 @@ for sc in $(ls "$pd" | sed -n 's/^cdf-\([^-]*\)-.*\.dat$/\1/p' | sort -u); do
 	for f in "$pd"/cdf-"$sc"-*.dat; do
 		cfg=${f#"$pd/cdf-$sc-"}
 		cfg=${cfg%.dat}
-		cdf+=("'$f' using 1:2 with steps lw 2 title '${cfg//_/\\_}'")
-		q+=("'$pd/queue-$sc-$cfg.dat' using 1:2 with lines title '${cfg//_/\\_}'")
+		cdf+=("'$f' using 1:2 with steps lw 2 title '$cfg'")
+		case " ${QUEUE_CONFIGS:-$cfg} " in
+		*" $cfg "*) q+=("$cfg") ;;
+		esac
 	done
 	gnuplot <<-EOF
 	set terminal pngcairo size 900,540 noenhanced
@@ -32,14 +35,17 @@ for sc in $(ls "$pd" | sed -n 's/^cdf-\([^-]*\)-.*\.dat$/\1/p' | sort -u); do
 	set grid
 	plot $(IFS=,; echo "${cdf[*]}")
 	EOF
-	gnuplot <<-EOF
-	set terminal pngcairo size 1100,540 noenhanced
-	set output '$out/queue-$sc.png'
-	set title 'Bottleneck queue (switch port toward h0), $sc, repetition 1'
-	set xlabel 'time (ms)'
-	set ylabel 'backlog (kB)'
-	set key top right
-	set grid
-	plot $(IFS=,; echo "${q[*]}")
-	EOF
+	{
+		echo "set terminal pngcairo size 1000,$((170 * ${#q[@]} + 60)) noenhanced"
+		echo "set output '$out/queue-$sc.png'"
+		echo "set multiplot layout ${#q[@]},1 title 'Bottleneck queue (switch port toward h0), $sc, repetition 1, ${QUEUE_WINDOW:-2000:4000} ms'"
+		echo "set xrange [${QUEUE_WINDOW:-2000:4000}]"
+		echo "set yrange [0:110]"
+		echo "set ylabel 'kB'"
+		echo "set grid"
+		for cfg in "${q[@]}"; do
+			echo "plot '$pd/queue-$sc-$cfg.dat' using 1:2 with lines lw 1.5 title '$cfg'"
+		done
+		echo "unset multiplot"
+	} | gnuplot
 done
