@@ -326,13 +326,25 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now)
  * Account a packet the caller has just appended to group @idx at @now.
  * The packet belongs to the burst it arrives in: a group that was empty
  * and silent for idle_ns starts a new one.
+ *
+ * @sender_idle_ns is the shortest silence that can end a burst of this
+ * packet's sender, 0 when unknown.  A TCP sender waiting for its ACKs is
+ * silent for a round trip; where the round trip is longer than idle_ns
+ * (a loaded queue, a slow or long path) that silence is the ACK clock,
+ * and holding it again would delay the body of the transfer, not its
+ * start.
  */
-static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)
+static inline void desync_enqueue_sender(struct desync_sched *s, u32 idx,
+					 u64 now, u64 sender_idle_ns)
 {
 	struct desync_group *g = &s->groups[idx];
 
 	if (g->state == DESYNC_IDLE) {
-		if (!g->seen || (s64)(now - g->last_enq_ns) >= (s64)s->p.idle_ns)
+		u64 idle = s->p.idle_ns;
+
+		if (sender_idle_ns > idle)
+			idle = sender_idle_ns;
+		if (!g->seen || (s64)(now - g->last_enq_ns) >= (s64)idle)
 			desync_start_burst(s, idx, now);
 		else
 			desync_activate(s, idx);
@@ -349,6 +361,11 @@ static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)
 			s->st.early_release++;
 		}
 	}
+}
+
+static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)
+{
+	desync_enqueue_sender(s, idx, now, 0);
 }
 
 /*

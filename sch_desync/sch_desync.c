@@ -61,6 +61,8 @@
 #include <net/ip.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
+#include <net/sock.h>
+#include <net/tcp.h>
 #include <net/sch_generic.h>
 
 #include "desync_core.h"
@@ -248,6 +250,23 @@ static u32 desync_bucket(const struct desync_sched_data *q, u32 key)
 	return reciprocal_scale(key, q->core.ngroups);
 }
 
+/*
+ * Silence shorter than two smoothed round trips of the sending TCP socket
+ * is its ACK clock, not the end of its burst.  Only local TCP senders are
+ * known; forwarded and other traffic relies on 'idle' alone.
+ */
+static u64 desync_sender_idle(const struct sk_buff *skb)
+{
+	const struct sock *sk = skb->sk;
+	u32 srtt_us;
+
+	if (!sk || !sk_fullsock(sk) || sk->sk_protocol != IPPROTO_TCP)
+		return 0;
+	/* srtt_us holds the smoothed RTT in units of 1/8 us. */
+	srtt_us = READ_ONCE(tcp_sk(sk)->srtt_us) >> 3;
+	return 2ULL * srtt_us * NSEC_PER_USEC;
+}
+
 static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 			      struct sk_buff **to_free)
 {
@@ -274,7 +293,10 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 		idx = desync_bucket(q, key);
 		g = &q->core.groups[idx];
 		desync_fifo_add(&g->head, &g->tail, skb);
-		desync_enqueue(&q->core, idx, now);
+		/* The sender's round trip only matters at a possible start. */
+		desync_enqueue_sender(&q->core, idx, now,
+				      g->state == DESYNC_IDLE ?
+				      desync_sender_idle(skb) : 0);
 	}
 
 	qdisc_qstats_backlog_inc(sch, skb);

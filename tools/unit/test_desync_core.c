@@ -72,7 +72,8 @@ static void sim_free(struct sim *sim)
 	free(sim->heap);
 }
 
-static void sim_enqueue(struct sim *sim, u32 idx, u32 len, u64 now)
+static void sim_enqueue_sender(struct sim *sim, u32 idx, u32 len, u64 now,
+			       u64 sender_idle)
 {
 	struct desync_group *g = &sim->s.groups[idx];
 	struct pkt *p = calloc(1, sizeof(*p));
@@ -84,7 +85,12 @@ static void sim_enqueue(struct sim *sim, u32 idx, u32 len, u64 now)
 	else
 		g->head = p;
 	g->tail = p;
-	desync_enqueue(&sim->s, idx, now);
+	desync_enqueue_sender(&sim->s, idx, now, sender_idle);
+}
+
+static void sim_enqueue(struct sim *sim, u32 idx, u32 len, u64 now)
+{
+	sim_enqueue_sender(sim, idx, len, now, 0);
 }
 
 /* Dequeue one packet at @now as the qdisc would; returns its group or NONE. */
@@ -206,6 +212,36 @@ static void test_idle_edges(void)
 	/* Exactly idle after the last enqueue: a new burst. */
 	sim_enqueue(&sim, 0, 100, t + 2 * idle - 1);
 	CHECK(sim.s.st.bursts == 2);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
+static void test_sender_round_trip_extends_idle(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS;
+
+	sim_init(&sim, 4, 18);
+	sim.s.p.offset_max_ns = 0;
+	sim_enqueue_sender(&sim, 0, 100, t, 0);
+	CHECK(sim.s.st.bursts == 1);
+	sim_dequeue(&sim, t, NULL, NULL);
+	/* 5ms of silence from a sender with a 4ms RTT (8ms floor): its ACK
+	 * clock, the same burst.
+	 */
+	sim_enqueue_sender(&sim, 0, 100, t + 5 * MS, 8 * MS);
+	CHECK(sim.s.st.bursts == 1);
+	sim_dequeue(&sim, t + 5 * MS, NULL, NULL);
+	/* Silence longer than that floor: a new burst. */
+	sim_enqueue_sender(&sim, 0, 100, t + 13 * MS, 8 * MS);
+	CHECK(sim.s.st.bursts == 2);
+	sim_dequeue(&sim, t + 13 * MS, NULL, NULL);
+	/* A floor below idle changes nothing: idle still applies. */
+	sim_enqueue_sender(&sim, 0, 100, t + 14 * MS, 100 * US);
+	CHECK(sim.s.st.bursts == 2);
+	sim_dequeue(&sim, t + 14 * MS, NULL, NULL);
+	sim_enqueue_sender(&sim, 0, 100, t + 16 * MS, 100 * US);
+	CHECK(sim.s.st.bursts == 3);
 	check_invariants(&sim);
 	sim_free(&sim);
 }
@@ -618,6 +654,7 @@ static const struct test tests[] = {
 	{ "first_packet_starts_burst", test_first_packet_starts_burst },
 	{ "continuing_flow_not_held_again", test_continuing_flow_not_held_again },
 	{ "idle_edges", test_idle_edges },
+	{ "sender_round_trip_extends_idle", test_sender_round_trip_extends_idle },
 	{ "silent_backlog_is_not_a_new_burst", test_silent_backlog_is_not_a_new_burst },
 	{ "hold_then_release_at_wake", test_hold_then_release_at_wake },
 	{ "hold_limit_releases_early", test_hold_limit_releases_early },
