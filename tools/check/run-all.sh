@@ -5,7 +5,8 @@
 #
 # The project's test command (make check): every gate in turn, each step's
 # own output shown in full, then one closing summary line.  A step that
-# prints its own "N passed, N failed" line contributes those counts; a
+# prints "N passed, N failed" lines contributes their sum, or only its
+# "total: N passed, N failed" line when it combines its parts itself; a
 # step that only has an exit status (checkpatch, sparse) counts as one test.
 #
 # Steps: unit checkpatch sparse plugin budget selftests (default: all).
@@ -35,15 +36,17 @@ run_step()
 	echo "# ---- $name ----"
 	"step_$name" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
-	line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	line=$(grep -E '^total: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	[ -n "$line" ] ||
+		line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed' "$out")
 	rm -f "$out"
-	if [ -n "$line" ]; then
-		p=$(echo "$line" | sed -E 's/^([A-Za-z]+: )?([0-9]+) passed.*/\2/')
-		f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-	else
-		p=0
-		f=0
-	fi
+	p=0
+	f=0
+	while read -r l; do
+		[ -n "$l" ] || continue
+		p=$((p + $(echo "$l" | sed -E 's/^([A-Za-z]+: )?([0-9]+) passed.*/\2/')))
+		f=$((f + $(echo "$l" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+	done <<< "$line"
 	# A step that failed without saying so still fails once.
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
