@@ -5,7 +5,7 @@
 #
 # Builds the module for each kernel, the tc plugin and the probe, then runs
 # selftests/desync.sh in a VM of each kernel (tools/vm/run.sh) and prints a
-# combined "N passed, N failed" line.  Exits 1 when any test failed, when
+# combined "total: N passed, N failed" line.  Exits 1 when any test failed, when
 # a VM died or logged a kernel splat, or when a suite did not report.
 #
 # Per kernel, the console goes to selftests/results/<kernel>/console.log and
@@ -109,5 +109,5 @@ for l in "${summary[@]}"; do
 	echo "$l"
 done
 [ "$total_skip" -eq 0 ] || echo "skipped: $total_skip"
-echo "$total_pass passed, $total_fail failed"
+echo "total: $total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
