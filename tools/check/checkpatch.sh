@@ -21,9 +21,9 @@ fetch_checkpatch()
 	[ -x "$CP_DIR/scripts/checkpatch.pl" ] && return 0
 	need_pkgs perl xz-utils
 	tmp=$(mktemp -d)
-	chmod 755 "$tmp"	# apt-get download runs as _apt
 	trap 'rm -rf "$tmp"' RETURN
-	(cd "$tmp" && apt-get download -qq linux-source-6.1 >&2) ||
+	(cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root \
+		linux-source-6.1 >&2) ||
 		die "apt-get download linux-source-6.1 failed"
 	deb=$(echo "$tmp"/linux-source-6.1_*.deb)
 	mkdir -p "$CP_DIR"
