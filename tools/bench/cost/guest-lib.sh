@@ -118,6 +118,37 @@ set_qdisc()
 		die "cannot add $q"
 }
 
+# The devices pktgen's thread holds, as "name name ...".
+pg_devices()
+{
+	local line devs=""
+	local -a d
+
+	while IFS= read -r line; do
+		case $line in
+		Running:*|Stopped:*) devs+=" ${line#*:}" ;;
+		esac
+	done < "$PG/kpktgend_0"
+	read -r -a d <<< "$devs"
+	echo "${d[*]}"
+}
+
+# rem_device_all only asks the thread, and waits 125 ms for it; a thread
+# slower than that under load would later remove the next device as well.
+pg_only()
+{
+	local dev=$1 i
+
+	pg kpktgend_0 rem_device_all
+	for ((i = 0; i < 500; i++)); do
+		[ -z "$(pg_devices)" ] && break
+		nap 0.01
+	done
+	[ -z "$(pg_devices)" ] || die "pktgen did not remove its devices"
+	pg kpktgend_0 "add_device $dev"
+	[ "$(pg_devices)" = "$dev" ] || die "pktgen holds '$(pg_devices)', not $dev"
+}
+
 # Point pktgen at @dev: one skb per packet (clone_skb 0: a shared skb
 # must never sit in a qdisc twice), ECT(0) so the marking decisions run,
 # destinations drawn per packet from FLOWS addresses (group_by dst,
@@ -126,8 +157,7 @@ pg_setup()
 {
 	local dev=$1 size=$2 flows=$3 count=$4 hi
 
-	pg kpktgend_0 rem_device_all
-	pg kpktgend_0 "add_device $dev"
+	pg_only "$dev"
 	pg "$dev" "xmit_mode queue_xmit"
 	pg "$dev" "count $count"
 	pg "$dev" "clone_skb 0"
@@ -158,14 +188,27 @@ pg_setup()
 # them) are recorded, not fatal: the summary reports them per cell.
 pg_run()
 {
-	local dev=$1 count=$2 res re
-
 	pg pgctrl start
-	res=$(<"$PG/$dev")
-	res=${res//$'\n'/ }
+	pg_result "$@"
+}
+
+# "start" returns once no device of the thread runs, looking first after
+# 125 ms: a thread slower than that to begin under load makes it return at
+# once.  So wait for this run's result line (pg_setup left a configuration
+# result there).
+pg_result()
+{
+	local dev=$1 count=$2 res re i
+
 	# Result: OK: 1940623(c1940296+d326) usec, 200000 (64byte,0frags)
 	#   103059pps 52Mb/sec (52766208bps) errors: 0
 	re='Result: OK: ([0-9]+)\(c[0-9]+\+d[0-9]+\) usec, ([0-9]+) \([0-9]+byte,0frags\) +([0-9]+)pps [0-9]+Mb/sec \([0-9]+bps\) errors: ([0-9]+)'
+	for ((i = 0; i < 6000; i++)); do
+		res=$(<"$PG/$dev")
+		res=${res//$'\n'/ }
+		[[ $res =~ $re ]] && break
+		nap 0.02
+	done
 	[[ $res =~ $re ]] || die "pktgen failed on $dev: ${res##*Result: }"
 	# shellcheck disable=SC2034
 	pg_usec=${BASH_REMATCH[1]}

@@ -16,8 +16,8 @@
 #   BENCH_QDISCS      [pfifo fq_codel fq desync_nohold desync desync_held]
 #   BENCH_FLOWS       [1 1024 65536]  distinct destination addresses
 #   BENCH_SIZES       [64 1500]       packet sizes in bytes
-#   BENCH_ROUNDS      [7]             measured rounds per cell
-#   BENCH_COUNT       [100000]        packets per run
+#   BENCH_ROUNDS      [10]            measured rounds per cell
+#   BENCH_COUNT       [50000]         packets per run
 #   BENCH_HELD_OFFSET [200us]         offset_max of desync_held
 #   TC_LIB_DIR        where tc finds q_desync.so
 
@@ -30,8 +30,8 @@ out=${1:?usage: guest-pktgen.sh OUT}
 qdiscs=${BENCH_QDISCS:-pfifo fq_codel fq desync_nohold desync desync_held}
 flows_list=${BENCH_FLOWS:-1 1024 65536}
 sizes=${BENCH_SIZES:-64 1500}
-rounds=${BENCH_ROUNDS:-7}
-count=${BENCH_COUNT:-100000}
+rounds=${BENCH_ROUNDS:-10}
+count=${BENCH_COUNT:-50000}
 
 seq=0
 run_one()

@@ -128,33 +128,38 @@ measure_alloc()
 				esac
 				# The rest of the machine (this script, tracing)
 				# allocates too; list the per-packet sites.
-				[ $((hits * 10)) -ge "$count" ] && sites+=" $line:$hits" ;;
+				[ $((hits * 10)) -ge "$count" ] && sites+=",$line:$hits" ;;
 			esac
 		done < "$T/events/kmem/$e/hist"
 		echo "!$HIST" > "$T/events/kmem/$e/trigger"
 	done
 	echo "alloc qdisc=$q flows=$flows packets=$count allocs=$total" \
-		"qdisc_allocs=$own sites=${sites# }" | tee -a "$out"
+		"qdisc_allocs=$own sites=${sites#,}" | tee -a "$out"
 }
 
 # "tc -s qdisc show" run @n times in one tc process: per call, the kernel's
-# dump plus tc's printing, without tc's start-up.
+# dump plus tc's printing, without tc's start-up.  Median of three batches:
+# other VMs on the host make single batches jump.
 measure_show()
 {
-	local q=$1 flows=$2 state=$3 n=200 dev i t0 t1
+	local q=$1 flows=$2 state=$3 n=100 dev i t0 t1
+	local -a us=()
 
 	dev=$(qdev "$q")
 	for ((i = 0; i < n; i++)); do
 		echo "qdisc show dev $dev"
 	done > /tmp/bench-cost.batch
 	tc -s -batch /tmp/bench-cost.batch > /dev/null
-	t0=$EPOCHREALTIME
-	tc -s -batch /tmp/bench-cost.batch > /dev/null
-	t1=$EPOCHREALTIME
-	t0=${t0/./}
-	t1=${t1/./}
+	for i in 1 2 3; do
+		t0=$EPOCHREALTIME
+		tc -s -batch /tmp/bench-cost.batch > /dev/null
+		t1=$EPOCHREALTIME
+		t0=${t0/./}
+		t1=${t1/./}
+		us+=($(((t1 - t0) / n)))
+	done
 	echo "show qdisc=$q groups=$(table_size "$flows") state=$state calls=$n" \
-		"us_per_call=$(((t1 - t0) / n))" | tee -a "$out"
+		"us_per_call=$(median3 "${us[@]}")" | tee -a "$out"
 }
 
 main()

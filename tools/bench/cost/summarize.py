@@ -144,7 +144,7 @@ def targets(cells):
         if not (f1 and f64):
             continue
         fq_drop = f64["pps"]["median"] / f1["pps"]["median"]
-        for q in ("desync", "desync_held"):
+        for q in ("desync_nohold", "desync", "desync_held"):
             a, b = find(cells, size, 1024, q), find(cells, size, 65536, q)
             if a and b:
                 v = b["pps"]["median"] / a["pps"]["median"]
@@ -275,8 +275,11 @@ def main():
                     sizes[k] = int(v)
         per = sizes["desync_group"] + sizes["heap_entry"]
         # qdisc_alloc() puts struct Qdisc and the private area in one
-        # kmalloc; the tables are two kvcalloc()s.
+        # kmalloc, which rounds up to a power of two at these sizes; the
+        # tables are two kvcalloc()s.
         fixed = sizes.get("Qdisc", 0) + sizes.get("desync_sched_data", 0)
+        if fixed > 256:
+            fixed = 1 << (fixed - 1).bit_length()
         res["memory"] = {"sizes": sizes, "computed": [
             {"groups": g, "tables": g * per, "fixed": fixed,
              "total": g * per + fixed, "per_group": (g * per + fixed) / g}
