@@ -7,8 +7,7 @@
 # line in OUT:
 #   mem    memory a qdisc takes when added (MemFree drop, median of 3;
 #          the page allocator's per-CPU lists blur it by ~0.3 MB, so it
-#          cross-checks large tables only), and the drop after 64k flows
-#          have sent (fq allocates flows as it meets them)
+#          cross-checks large tables only)
 #   alloc  slab allocations per packet, by call site, while pktgen sends
 #          through a qdisc: a qdisc that allocates per packet shows up as
 #          a call site of its own and as more allocations than pfifo's
@@ -69,22 +68,6 @@ measure_mem()
 	done < /proc/vmallocinfo
 	echo "mem qdisc=$q groups=$(table_size "$flows") memfree_kb=$(median3 "${d[@]}")" \
 		"vmalloc_kb=$vm" | tee -a "$out"
-}
-
-# fq allocates a flow the first time it sees one; desync never does.
-measure_traffic_mem()
-{
-	local q=$1 flows=$2 dev before after
-
-	dev=$(qdev "$q")
-	set_qdisc "$q" "$flows"
-	before=$(memfree_kb)
-	pg_setup "$dev" 64 "$flows" 200000
-	pg_run "$dev" 200000
-	nap 0.5
-	after=$(memfree_kb)
-	echo "mem_traffic qdisc=$q flows=$flows packets=200000" \
-		"memfree_drop_kb=$((before - after))" | tee -a "$out"
 }
 
 alloc_events()
@@ -175,8 +158,6 @@ main()
 		measure_mem "$q" 1024
 		measure_mem "$q" 65536
 	done
-	measure_traffic_mem fq 65536
-	measure_traffic_mem desync 65536
 
 	for q in pfifo fq desync desync_held; do
 		measure_alloc "$q" 65536 20000

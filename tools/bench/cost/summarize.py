@@ -125,13 +125,17 @@ def targets(cells):
         t.append({"target": name, "value": round(value, 3), "goal": goal,
                   "met": ok, "note": note})
 
-    d = find(cells, 64, 1024, "desync")
-    if d and "ratio_fq" in d:
-        v = d["ratio_fq"]["median"]
-        add("desync 1k flows 64 B vs fq", v, ">= 1.0", v >= 1.0)
-    if d and "ratio_pfifo" in d:
-        v = d["ratio_pfifo"]["median"]
-        add("desync 1k flows 64 B vs pfifo", v, ">= 0.9", v >= 0.9)
+    # desync_nohold is desync's path for every packet that does not
+    # start a burst; at emulated rates nearly every packet to 1k
+    # destinations starts one, so both are checked.
+    for q in ("desync", "desync_nohold"):
+        d = find(cells, 64, 1024, q)
+        if d and "ratio_fq" in d:
+            v = d["ratio_fq"]["median"]
+            add("%s 1k flows 64 B vs fq" % q, v, ">= 1.0", v >= 1.0)
+        if d and "ratio_pfifo" in d:
+            v = d["ratio_pfifo"]["median"]
+            add("%s 1k flows 64 B vs pfifo" % q, v, ">= 0.9", v >= 0.9)
     for size in (64, 1500):
         for flows in (1, 1024, 65536):
             h = find(cells, size, flows, "desync_held")
@@ -233,9 +237,39 @@ def markdown(res):
     if sc:
         lines.append("## Measured in the VM")
         lines.append("")
+        lines.append("Memory a qdisc takes when added (MemFree drop, kB; "
+                     "the page allocator's per-CPU lists blur it by a few "
+                     "hundred kB, so only large tables are checked this "
+                     "way):")
+        lines.append("")
+        lines.append("| qdisc | table | MemFree drop (kB) |")
+        lines.append("|---|---:|---:|")
         for r in sc:
-            lines.append("- " + " ".join(
-                "%s=%s" % (k, v) for k, v in r.items() if k != "raw"))
+            if r.get("kind") == "mem":
+                lines.append("| %s | %s | %s |" % (r["qdisc"], r["groups"],
+                                                   r["memfree_kb"]))
+        lines.append("")
+        lines.append("Slab allocations while pktgen sends (all CPUs, "
+                     "per packet; sites with at least 0.1 per packet):")
+        lines.append("")
+        lines.append("| qdisc | flows | allocations/packet | in the qdisc "
+                     "| sites |")
+        lines.append("|---|---:|---:|---:|---|")
+        for r in sc:
+            if r.get("kind") == "alloc":
+                lines.append("| %s | %s | %.2f | %s | %s |" % (
+                    r["qdisc"], r["flows"], r["allocs"] / r["packets"],
+                    r["qdisc_allocs"], r["sites"].replace(",", ", ")))
+        lines.append("")
+        lines.append("`tc -s qdisc show`, per call inside one `tc -batch` "
+                     "(median of three batches of 100):")
+        lines.append("")
+        lines.append("| qdisc | table | state | us/call |")
+        lines.append("|---|---:|---|---:|")
+        for r in sc:
+            if r.get("kind") == "show":
+                lines.append("| %s | %s | %s | %s |" % (
+                    r["qdisc"], r["groups"], r["state"], r["us_per_call"]))
         lines.append("")
     return "\n".join(lines)
 
