@@ -5,8 +5,8 @@
 #
 # Where the time goes when pktgen sends through each QDISC (names as in
 # guest-lib.sh: pfifo, fq, desync, desync_held, ...) to FLOWS destinations:
-# perf samples on all CPUs during one run of BENCH_COUNT (200000) 64-byte
-# packets, top symbols by self time, after a warm-up run.  Debian's perf
+# perf samples on all CPUs during one run of BENCH_COUNT (200000) packets
+# of BENCH_SIZE (64) bytes, top symbols by self time, after a warm-up run.  Debian's perf
 # (linux-perf) must be installed on the host.  From the host:
 #
 #   tools/vm/run.sh --kernel 6.12 --bench -- env BENCH_KO=<ko> \
@@ -24,15 +24,16 @@ source "$(dirname "$(readlink -f "$0")")/guest-lib.sh"
 flows=$1
 shift
 count=${BENCH_COUNT:-200000}
+size=${BENCH_SIZE:-64}
 command -v perf > /dev/null || die "perf is not installed"
 
 bench_init "$@"
 for q; do
 	dev=$(qdev "$q")
 	set_qdisc "$q" "$flows"
-	pg_setup "$dev" 64 "$flows" "$count"
+	pg_setup "$dev" "$size" "$flows" "$count"
 	pg_run "$dev" "$count"
-	pg_setup "$dev" 64 "$flows" "$count"
+	pg_setup "$dev" "$size" "$flows" "$count"
 	perf record -q -a -g -o /tmp/perf.data -- \
 		sh -c "echo start > $PG/pgctrl" > /dev/null 2>&1
 	pg_result "$dev" "$count"
@@ -40,4 +41,13 @@ for q; do
 	tc -s qdisc show dev "$dev"
 	perf report -i /tmp/perf.data --stdio --no-children --sort sym \
 		-g none --percent-limit 0.7 2> /dev/null | grep '%'
+	# Timer work per packet: re-arms, expiries, softirqs, interrupts.
+	pg_setup "$dev" "$size" "$flows" "$count"
+	perf stat -a -x, -o /tmp/perf.stat -e timer:hrtimer_start \
+		-e timer:hrtimer_expire_entry -e irq:softirq_entry \
+		-e irq_vectors:local_timer_entry -- \
+		sh -c "echo start > $PG/pgctrl" > /dev/null 2>&1
+	pg_result "$dev" "$count"
+	grep -v -e '^#' -e '^$' /tmp/perf.stat |
+		awk -F, -v n="$count" '{ printf "  %-32s %.4f per packet\n", $3, $1 / n }'
 done
