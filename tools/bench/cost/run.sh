@@ -21,8 +21,8 @@
 #
 # The matrix is sized by the BENCH_* variables of guest-pktgen.sh
 # (BENCH_QDISCS, BENCH_FLOWS, BENCH_SIZES, BENCH_ROUNDS, BENCH_COUNT,
-# BENCH_HELD_OFFSET), passed into the VM.  The default matrix takes about
-# 15 minutes on a 2-core machine shared with other emulated VMs.
+# BENCH_HELD_OFFSET), passed into the VM.  The default matrix takes 7
+# minutes on an idle 2-core machine, 14 when other emulated VMs share it.
 
 set -euo pipefail
 
