@@ -63,7 +63,9 @@ if [ $quick -eq 1 ]; then
 fi
 
 t0=$SECONDS
-work=$CACHE/bench-cost/$(date +%Y%m%d-%H%M%S)-$$
+# Inside this repository, whatever DESYNC_CACHE says: the guest writes its
+# records here, and only the repository is shared read-write.
+work=$REPO/.cache/bench-cost/$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$work"
 
 echo "$ME: instruction counts" >&2
