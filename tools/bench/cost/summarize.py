@@ -170,9 +170,11 @@ def markdown(res):
     lines = []
     lines.append("# Per-packet cost: results")
     lines.append("")
-    lines.append("Produced by `%s` on %s, commit %s." %
-                 (m.get("command", "?"), m.get("date", "?"),
-                  m.get("commit", "?")))
+    cmd = " ".join(m.get("env", []) + [m.get("command", "?").strip()])
+    lines.append("Produced by `%s` on %s, commit %s, in %s s; host load "
+                 "(1/5/15 min) %s." %
+                 (cmd, m.get("date", "?"), m.get("commit", "?"),
+                  m.get("seconds", "?"), m.get("host_load", "?")))
     g = res.get("guest", {})
     lines.append("Guest kernel %s, clocksource %s, %s vCPUs under TCG; "
                  "%s packets per run, %s measured rounds after one warm-up "
@@ -282,7 +284,10 @@ def main():
             for line in f:
                 if "=" in line:
                     k, v = line.rstrip("\n").split("=", 1)
-                    meta[k] = v
+                    if k == "env":
+                        meta.setdefault("env", []).append(v)
+                    else:
+                        meta[k] = v
 
     runs = [r for r in records(os.path.join(d, "pktgen.txt"))
             if "round" in r]
