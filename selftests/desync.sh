@@ -973,28 +973,29 @@ test_seed_reproducible()
 	[ $differs -eq 1 ] || fail "seed 999 gave the same offsets as seed 12345"
 }
 
+# Four bursts 250ms apart; every hold must fall inside slot $1 of 4 of a
+# 200ms window, i.e. [$2, $3) us.
+slot_holds_within()
+{
+	local slot=$1 lo=$2 hi=$3 out=$TMPD/slot holds=()
+
+	recv_start "$out" -l 0.0.0.0 -c 4 -q 2s -t 30s
+	psend -d "$B4" -n 4 -k 1 -g 250ms -s 200 > /dev/null
+	recv_wait
+	read -ra holds <<< "$(holds_of "$out" | tr '\n' ' ')"
+	note "slot $slot/4 holds_us ${holds[*]}"
+	check_holds "slot $slot of 4" "$lo" "$hi" "${holds[@]}"
+	record_holds "slot_${slot}_of_4" 200000 "$lo" "$hi" "${holds[@]}"
+}
+
 test_slot_bounds()
 {
-	local out=$TMPD/slot holds=()
-
 	# offset_max 200ms in 4 slots: slot 3 is [150, 200), slot 0 [0, 50).
 	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 200ms slots 4 slot 3 || return
-	recv_start "$out" -l 0.0.0.0 -c 4 -q 2s -t 30s
-	psend -d "$B4" -n 4 -k 1 -g 250ms -s 200 > /dev/null
-	recv_wait
-	read -ra holds <<< "$(holds_of "$out" | tr '\n' ' ')"
-	note "slot 3/4 holds_us ${holds[*]}"
-	check_holds "slot 3 of 4" 150000 200000 "${holds[@]}"
-	record_holds slot_3_of_4 200000 150000 200000 "${holds[@]}"
+	slot_holds_within 3 150000 200000
 
 	tcok qdisc change dev "$DEV" root desync slot 0
-	recv_start "$out" -l 0.0.0.0 -c 4 -q 2s -t 30s
-	psend -d "$B4" -n 4 -k 1 -g 250ms -s 200 > /dev/null
-	recv_wait
-	read -ra holds <<< "$(holds_of "$out" | tr '\n' ' ')"
-	note "slot 0/4 holds_us ${holds[*]}"
-	check_holds "slot 0 of 4" 0 50000 "${holds[@]}"
-	record_holds slot_0_of_4 200000 0 50000 "${holds[@]}"
+	slot_holds_within 0 0 50000
 }
 
 test_bypass_pure_ack()
