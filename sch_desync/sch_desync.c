@@ -106,6 +106,7 @@ struct desync_sched_data {
 	struct sk_buff		*bypass_head;	/* never held, sent first */
 	struct sk_buff		*bypass_tail;
 	u32			perturbation;	/* hash seed of the group table */
+	u64			hold_slack_ns;	/* watchdog slack for holds */
 
 	struct desync_config	cfg;
 
@@ -310,14 +311,13 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
  * offset window, so ending one a small part of the slot late changes
  * nothing, while one timer then ends every hold due inside the slack.
  */
-static u64 desync_wake_slack(const struct desync_sched *core)
+static u64 desync_wake_slack(const struct desync_sched_data *q)
 {
-	u64 slack;
+	const struct desync_sched *core = &q->core;
 
 	if (core->groups[core->heap[0]].state != DESYNC_HELD)
 		return DESYNC_TIMER_SLACK_NS;
-	slack = (core->p.offset_max_ns / core->p.slots) >> DESYNC_HOLD_SLACK_SHIFT;
-	return max_t(u64, slack, DESYNC_TIMER_SLACK_NS);
+	return q->hold_slack_ns;
 }
 
 static void desync_arm_watchdog(struct desync_sched_data *q)
@@ -327,7 +327,7 @@ static void desync_arm_watchdog(struct desync_sched_data *q)
 
 	if (!desync_next_wake(&q->core, &when))
 		return;
-	slack = desync_wake_slack(&q->core);
+	slack = desync_wake_slack(q);
 	/*
 	 * A timer that already fires inside [when, when + slack] will do.
 	 * Re-arming it for each new top of the heap, as every burst start
@@ -628,6 +628,10 @@ static void desync_set_params(struct desync_sched_data *q,
 	p->hold_limit = cfg->hold_limit;
 	p->ce_threshold_ns = (u64)cfg->ce_threshold_us * NSEC_PER_USEC;
 	p->quantum = quantum;
+	/* Derived once here, not each time the watchdog is armed. */
+	q->hold_slack_ns = max_t(u64, (p->offset_max_ns / p->slots) >>
+				 DESYNC_HOLD_SLACK_SHIFT,
+				 DESYNC_TIMER_SLACK_NS);
 }
 
 static int desync_change(struct Qdisc *sch, struct nlattr *opt,
