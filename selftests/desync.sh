@@ -55,13 +55,17 @@ ALL_TESTS="
 	del_while_held
 	change_under_traffic
 	netns_teardown_unload
-	kernel_log_clean
 "
+# shellcheck source=selftests/desync_defects.sh
+source "$(dirname "$(readlink -f "$0")")/desync_defects.sh"
+# kernel_log_clean stays last: it reads what every test left in the log.
+ALL_TESTS+="$DEFECT_TESTS kernel_log_clean"
 
 # Tests whose assertions are timing windows; they may be retried once.
 RETRY_TESTS="hold_after_idle hold_ipv6 groups_independent seed_reproducible slot_bounds"
 RETRY_TESTS+=" bypass_zero_len_udp bypass_prio ce_mark_threshold ce_hold_excluded"
 RETRY_TESTS+=" hold_limit_early_release edt_honoured"
+RETRY_TESTS+=" edt_hold_slack edt_per_flow bypass_flood_shared idle_from_emptying"
 
 REPO=$(dirname "$(dirname "$(readlink -f "$0")")")
 PROBE=$REPO/tools/probe/desync-probe
@@ -1489,6 +1493,24 @@ save_artefacts()	# TEST ATTEMPT
 	note "$1: probe outputs kept in $dir"
 }
 
+# Cleanup a test registers as it creates things; run in reverse after it.
+DEFERRED=()
+
+defer_test()	# CMD [ARGS...]
+{
+	DEFERRED+=("$*")
+}
+
+run_deferred()
+{
+	local i
+
+	for ((i = ${#DEFERRED[@]} - 1; i >= 0; i--)); do
+		eval "${DEFERRED[i]}"
+	done
+	DEFERRED=()
+}
+
 run_once()
 {
 	find "$TMPD" -mindepth 1 ! -name nap.fifo -delete
@@ -1500,6 +1522,7 @@ run_once()
 	kill_bg
 	[ -n "$RECV_PID" ] && { kill "$RECV_PID" 2>/dev/null; wait "$RECV_PID" 2>/dev/null; }
 	qdisc_clear
+	run_deferred
 }
 
 run_test()
