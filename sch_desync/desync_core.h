@@ -217,27 +217,10 @@ static inline u64 desync_ready_time(const struct desync_group *g, u64 enq_ns)
 /* ---- classification ---- */
 
 /*
- * Packets that are never held: TC_PRIO_CONTROL, the priorities in
- * bypass_prio (OSP's stage 1), and packets without transport payload (a
- * pure ACK starts no burst and clocks the peer's).  A FIN or RST carries
- * no payload either, but it must stay behind its connection's data.
- */
-static inline bool desync_bypass(const struct desync_params *p,
-				 const struct desync_pkt *pk)
-{
-	if ((pk->prio & DESYNC_PRIO_MASK) == DESYNC_PRIO_CONTROL)
-		return true;
-	if (pk->prio <= DESYNC_BYPASS_PRIO_MAX && (p->bypass_prio >> pk->prio) & 1)
-		return true;
-	return pk->payload == 0 &&
-	       !(pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST));
-}
-
-/*
- * The group of a packet that is not bypassed.  Marks and priorities are
- * small integers the user chose: keep them apart.  Address and flow
- * hashes are already mixed; their high bits pick the bucket (as the
- * kernel's reciprocal_scale() does), which also works for a table of one.
+ * The group of a packet.  Marks and priorities are small integers the
+ * user chose: keep them apart.  Address and flow hashes are already
+ * mixed; their high bits pick the bucket (as the kernel's
+ * reciprocal_scale() does), which also works for a table of one.
  */
 static inline u32 desync_classify(const struct desync_sched *s,
 				  const struct desync_pkt *pk)
@@ -258,6 +241,29 @@ static inline u32 desync_classify(const struct desync_sched *s,
 		break;
 	}
 	return (u32)(((u64)key * s->ngroups) >> 32);
+}
+
+/*
+ * Packets that are never held: TC_PRIO_CONTROL, the priorities in
+ * bypass_prio (OSP's stage 1), and packets without transport payload (a
+ * pure ACK starts no burst and clocks the peer's).  A FIN or RST carries
+ * no payload either, but it must not overtake its connection's data: it
+ * goes ahead only when its group has nothing queued.
+ */
+static inline bool desync_bypass(const struct desync_sched *s,
+				 const struct desync_pkt *pk)
+{
+	const struct desync_params *p = &s->p;
+
+	if ((pk->prio & DESYNC_PRIO_MASK) == DESYNC_PRIO_CONTROL)
+		return true;
+	if (pk->prio <= DESYNC_BYPASS_PRIO_MAX && (p->bypass_prio >> pk->prio) & 1)
+		return true;
+	if (pk->payload != 0)
+		return false;
+	if (!(pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST)))
+		return true;
+	return !s->groups[desync_classify(s, pk)].segs;
 }
 
 /* ---- timer heap: HELD groups, earliest release_ns on top ---- */

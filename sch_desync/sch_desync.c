@@ -300,7 +300,7 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 		goto drop;
 
 	desync_read_pkt(q, skb, &pk);
-	if (desync_bypass(&q->core.p, &pk)) {
+	if (desync_bypass(&q->core, &pk)) {
 		if (unlikely(q->bypass_segs + segs >
 			     sch->limit >> DESYNC_BYPASS_LIMIT_SHIFT))
 			goto drop;
@@ -605,7 +605,7 @@ static void desync_rehash(struct desync_sched_data *q,
 			u32 idx;
 
 			desync_read_pkt(q, skb, &pk);
-			if (desync_bypass(&q->core.p, &pk)) {
+			if (desync_bypass(&q->core, &pk)) {
 				desync_bypass_add(q, skb);
 				continue;
 			}

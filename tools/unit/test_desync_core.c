@@ -635,37 +635,46 @@ static void test_drr_giant_packet(void)
 
 static void test_bypass_decisions(void)
 {
-	struct desync_params p = { .bypass_prio = 1ULL << 4 | 1ULL << 63 };
-	struct desync_pkt pk = { .payload = 100 };
+	struct sim sim;
+	struct desync_pkt pk = { .payload = 100, .has_dst = 1 };
 
-	CHECK(!desync_bypass(&p, &pk));
+	sim_init(&sim, 1, 22);
+	sim.s.p.bypass_prio = 1ULL << 4 | 1ULL << 63;
+	CHECK(!desync_bypass(&sim.s, &pk));
 	pk.prio = DESYNC_PRIO_CONTROL;
-	CHECK(desync_bypass(&p, &pk));
+	CHECK(desync_bypass(&sim.s, &pk));
 	/* TC_PRIO_CONTROL in the low bits of a major:minor priority too. */
 	pk.prio = 0x10000 | DESYNC_PRIO_CONTROL;
-	CHECK(desync_bypass(&p, &pk));
+	CHECK(desync_bypass(&sim.s, &pk));
 	pk.prio = 4;
-	CHECK(desync_bypass(&p, &pk));
+	CHECK(desync_bypass(&sim.s, &pk));
 	pk.prio = 63;
-	CHECK(desync_bypass(&p, &pk));
+	CHECK(desync_bypass(&sim.s, &pk));
 	pk.prio = 64 + 4;
-	CHECK(!desync_bypass(&p, &pk));
+	CHECK(!desync_bypass(&sim.s, &pk));
 	pk.prio = 5;
-	CHECK(!desync_bypass(&p, &pk));
-	/* No payload: a pure ACK or empty datagram goes ahead... */
+	CHECK(!desync_bypass(&sim.s, &pk));
+	/* No payload: a pure ACK or empty datagram goes ahead. */
 	pk.payload = 0;
-	CHECK(desync_bypass(&p, &pk));
+	CHECK(desync_bypass(&sim.s, &pk));
 	pk.tcp_flags = 0x10;			/* ACK */
-	CHECK(desync_bypass(&p, &pk));
-	/* ...but a FIN or RST stays behind its connection's data. */
+	CHECK(desync_bypass(&sim.s, &pk));
+	/* A FIN or RST goes ahead of nothing: fine while its group is empty... */
 	pk.tcp_flags = 0x11;			/* FIN ACK */
-	CHECK(!desync_bypass(&p, &pk));
+	CHECK(desync_bypass(&sim.s, &pk));
+	/* ...but it stays behind its connection's queued data. */
+	sim.s.p.offset_max_ns = 500 * MS;
+	sim_enqueue(&sim, desync_classify(&sim.s, &pk), 1000, 10 * MS);
+	CHECK(!desync_bypass(&sim.s, &pk));
 	pk.tcp_flags = DESYNC_TCP_RST;
-	CHECK(!desync_bypass(&p, &pk));
+	CHECK(!desync_bypass(&sim.s, &pk));
+	pk.tcp_flags = 0x10;
+	CHECK(desync_bypass(&sim.s, &pk));
 	/* Unknown payload is data. */
 	pk.tcp_flags = 0;
 	pk.payload = -1;
-	CHECK(!desync_bypass(&p, &pk));
+	CHECK(!desync_bypass(&sim.s, &pk));
+	sim_free(&sim);
 }
 
 static void test_classify(void)
