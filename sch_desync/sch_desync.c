@@ -361,10 +361,14 @@ static void desync_edt_add(struct desync_sched_data *q, struct sk_buff *skb)
 	rb_insert_color_cached(&skb->rbnode, &q->edt_root, leftmost);
 }
 
-static void desync_edt_remove(struct desync_sched_data *q, struct sk_buff *skb)
+/* skb->rbnode overlays skb->dev, as in netem's tfifo: restore it. */
+static void desync_edt_remove(struct Qdisc *sch, struct sk_buff *skb)
 {
+	struct desync_sched_data *q = qdisc_priv(sch);
+
 	rb_erase_cached(&skb->rbnode, &q->edt_root);
 	skb_mark_not_on_list(skb);
+	skb->dev = qdisc_dev(sch);
 }
 
 /*
@@ -437,16 +441,16 @@ static void desync_maybe_mark(struct desync_sched_data *q, struct sk_buff *skb,
  * time lies ahead leaves its group for edt_root, so that it delays no
  * other flow of its group (as fq keeps flows apart).
  */
-static struct sk_buff *desync_dequeue_groups(struct desync_sched_data *q,
-					     u64 now)
+static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 {
+	struct desync_sched_data *q = qdisc_priv(sch);
 	struct desync_sched *core = &q->core;
 	struct sk_buff *skb = desync_edt_first(q);
 	u64 ready;
 	u32 idx;
 
 	if (skb && !desync_time_before(now, ktime_to_ns(skb->tstamp))) {
-		desync_edt_remove(q, skb);
+		desync_edt_remove(sch, skb);
 		desync_maybe_mark(q, skb, desync_skb_cb(skb)->enq_ns, now);
 		return skb;
 	}
@@ -489,7 +493,7 @@ static struct sk_buff *desync_dequeue_skb(struct Qdisc *sch)
 		q->bypass_credit -= qdisc_pkt_len(skb);
 		goto out;
 	}
-	skb = desync_dequeue_groups(q, ktime_get_ns());
+	skb = desync_dequeue_groups(sch, ktime_get_ns());
 	if (skb) {
 		q->bypass_credit = min_t(s64, DESYNC_BYPASS_BURST,
 					 q->bypass_credit +
@@ -514,8 +518,9 @@ out:
  * departure times.  Held groups go last among the groups: their packets
  * are the youngest burst starts and the ones the hold is protecting.
  */
-static struct sk_buff *desync_steal_one(struct desync_sched_data *q, u64 now)
+static struct sk_buff *desync_steal_one(struct Qdisc *sch, u64 now)
 {
+	struct desync_sched_data *q = qdisc_priv(sch);
 	struct desync_sched *core = &q->core;
 	struct sk_buff *skb;
 	u32 idx = core->rr_head;
@@ -529,7 +534,7 @@ static struct sk_buff *desync_steal_one(struct desync_sched_data *q, u64 now)
 	}
 	skb = desync_edt_first(q);
 	if (skb) {
-		desync_edt_remove(q, skb);
+		desync_edt_remove(sch, skb);
 		return skb;
 	}
 	if (q->bypass_head)
@@ -551,7 +556,7 @@ static void desync_purge(struct Qdisc *sch)
 	q->bypass_segs = 0;
 
 	while ((skb = desync_edt_first(q))) {
-		desync_edt_remove(q, skb);
+		desync_edt_remove(sch, skb);
 		rtnl_kfree_skbs(skb, skb);
 	}
 
@@ -826,7 +831,7 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	 * q->segs: it is already on its way and is not trimmed.
 	 */
 	while (q->segs > sch->limit) {
-		struct sk_buff *skb = desync_steal_one(q, now);
+		struct sk_buff *skb = desync_steal_one(sch, now);
 
 		if (!skb)
 			break;

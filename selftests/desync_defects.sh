@@ -30,6 +30,8 @@ DUMMY_DST=198.51.100.2
 dummy_add()	# [MTU]
 {
 	ip -n "$NS_A" link add "$DUMMY" type dummy || return 1
+	# No router solicitations or MLD reports: exact packet counts.
+	ip netns exec "$NS_A" sysctl -qw net.ipv6.conf."$DUMMY".disable_ipv6=1 || return 1
 	ip -n "$NS_A" link set "$DUMMY" mtu "${1:-1500}" || return 1
 	ip -n "$NS_A" addr add 198.51.100.1/24 dev "$DUMMY" &&
 		ip -n "$NS_A" link set "$DUMMY" up
