@@ -52,20 +52,24 @@ ALL_TESTS="
 	change_limit_backlog
 	hold_limit_early_release
 	edt_honoured
-	del_while_held
-	change_under_traffic
-	netns_teardown_unload
 "
 # shellcheck source=selftests/desync_defects.sh
 source "$(dirname "$(readlink -f "$0")")/desync_defects.sh"
-# kernel_log_clean stays last: it reads what every test left in the log.
-ALL_TESTS+="$DEFECT_TESTS kernel_log_clean"
+# netns_teardown_unload takes the namespaces down; kernel_log_clean reads
+# what every test left in the log.
+ALL_TESTS+="$DEFECT_TESTS
+	del_while_held
+	change_under_traffic
+	netns_teardown_unload
+	kernel_log_clean
+"
 
 # Tests whose assertions are timing windows; they may be retried once.
 RETRY_TESTS="hold_after_idle hold_ipv6 groups_independent seed_reproducible slot_bounds"
 RETRY_TESTS+=" bypass_zero_len_udp bypass_prio ce_mark_threshold ce_hold_excluded"
 RETRY_TESTS+=" hold_limit_early_release edt_honoured"
 RETRY_TESTS+=" edt_hold_slack edt_per_flow bypass_flood_shared idle_from_emptying"
+RETRY_TESTS+=" change_releases_at_once"
 
 REPO=$(dirname "$(dirname "$(readlink -f "$0")")")
 PROBE=$REPO/tools/probe/desync-probe
@@ -1259,7 +1263,7 @@ test_change_limit_backlog()
 	snap
 	q2=${SNAP[desync:qlen]}
 	d=${SNAP[desync:drops]}
-	sent=$((SNAP[tbf:packets] - sent))
+	sent=$(( ${SNAP[tbf:packets]} - sent ))
 	note "qlen $q1 before the change, $q2 after, $d dropped, $sent sent meanwhile"
 	assert_cmp "backlog before the change" "$q1" -gt 60
 	# Every packet is accounted for, however many left between the reads.
