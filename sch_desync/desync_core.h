@@ -69,6 +69,17 @@
 #define DESYNC_TCP_FIN		0x01
 #define DESYNC_TCP_RST		0x04
 
+/*
+ * The bypass FIFO goes first, but it is open to any local sender (a
+ * zero-length UDP datagram has no payload), so it may not starve the
+ * groups: while both have packets, it sends at most SHARE bytes for each
+ * byte the groups send, after an initial BURST; it holds at most a
+ * 1 << LIMIT_SHIFT part of 'limit'.
+ */
+#define DESYNC_BYPASS_SHARE	3
+#define DESYNC_BYPASS_BURST	(64 * 1024)
+#define DESYNC_BYPASS_LIMIT_SHIFT 2
+
 enum desync_state {
 	DESYNC_IDLE,
 	DESYNC_HELD,
@@ -134,6 +145,7 @@ struct desync_sched {
 	u32			rr_tail;
 	u32			groups_active;	/* ACTIVE */
 	u32			groups_held;
+	s64			bypass_credit;	/* bytes it may still go first */
 	u64			rng;
 	struct desync_params	p;
 	struct desync_core_stats st;
@@ -264,6 +276,32 @@ static inline bool desync_bypass(const struct desync_sched *s,
 	if (!(pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST)))
 		return true;
 	return !s->groups[desync_classify(s, pk)].segs;
+}
+
+/* May a bypass packet of @segs segments join @bypass_segs already queued? */
+static inline bool desync_bypass_fits(u32 bypass_segs, u32 segs, u32 limit)
+{
+	return bypass_segs + segs <= limit >> DESYNC_BYPASS_LIMIT_SHIFT;
+}
+
+/* Whether the bypass FIFO, when it has a packet, goes before the groups. */
+static inline bool desync_bypass_ahead(const struct desync_sched *s)
+{
+	return s->bypass_credit > 0;
+}
+
+/* The bypass FIFO sent @len bytes ahead of the groups. */
+static inline void desync_bypass_spent(struct desync_sched *s, u32 len)
+{
+	s->bypass_credit -= len;
+}
+
+/* The groups sent @len bytes: the bypass FIFO earns its share of them. */
+static inline void desync_bypass_earn(struct desync_sched *s, u32 len)
+{
+	s64 c = s->bypass_credit + (s64)DESYNC_BYPASS_SHARE * len;
+
+	s->bypass_credit = c < DESYNC_BYPASS_BURST ? c : DESYNC_BYPASS_BURST;
 }
 
 /* ---- timer heap: HELD groups, earliest release_ns on top ---- */
@@ -668,6 +706,7 @@ static inline void desync_reset(struct desync_sched *s)
 	s->rr_tail = DESYNC_NONE;
 	s->groups_active = 0;
 	s->groups_held = 0;
+	s->bypass_credit = DESYNC_BYPASS_BURST;
 }
 
 /* Give the core its tables; both hold @n entries, n >= 1. */

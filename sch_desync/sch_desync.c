@@ -88,17 +88,6 @@
 /* A hold may end up to 1/16 of a slot late (the slot is offset_max without slots). */
 #define DESYNC_HOLD_SLACK_SHIFT	4
 
-/*
- * The bypass queue goes first, but it is open to any local sender (a
- * zero-length UDP datagram has no payload), so it may not starve the
- * groups: while both have packets, it sends at most SHARE bytes for each
- * byte the groups send, after an initial BURST; it holds at most a
- * 1 << LIMIT_SHIFT part of 'limit'.
- */
-#define DESYNC_BYPASS_SHARE	3
-#define DESYNC_BYPASS_BURST	(64 * 1024)
-#define DESYNC_BYPASS_LIMIT_SHIFT 2
-
 /* Configuration as it crosses netlink: times in microseconds. */
 struct desync_config {
 	u32		limit;
@@ -118,7 +107,6 @@ struct desync_sched_data {
 	struct desync_sched	core;
 	struct sk_buff		*bypass_head;	/* never held, sent first */
 	struct sk_buff		*bypass_tail;
-	s64			bypass_credit;	/* bytes it may still go first */
 	u32			bypass_segs;
 	u32			segs;		/* queued in total, for 'limit' */
 	struct rb_root_cached	edt_root;	/* waiting for skb->tstamp */
@@ -301,8 +289,8 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 
 	desync_read_pkt(q, skb, &pk);
 	if (desync_bypass(&q->core, &pk)) {
-		if (unlikely(q->bypass_segs + segs >
-			     sch->limit >> DESYNC_BYPASS_LIMIT_SHIFT))
+		if (unlikely(!desync_bypass_fits(q->bypass_segs, segs,
+						 sch->limit)))
 			goto drop;
 		desync_skb_cb(skb)->enq_ns = ktime_get_ns();
 		desync_skb_cb(skb)->segs = segs;
@@ -488,16 +476,14 @@ static struct sk_buff *desync_dequeue_skb(struct Qdisc *sch)
 	if (!sch->q.qlen)
 		return NULL;
 
-	if (q->bypass_head && q->bypass_credit > 0) {
+	if (q->bypass_head && desync_bypass_ahead(&q->core)) {
 		skb = desync_bypass_pop(q);
-		q->bypass_credit -= qdisc_pkt_len(skb);
+		desync_bypass_spent(&q->core, qdisc_pkt_len(skb));
 		goto out;
 	}
 	skb = desync_dequeue_groups(sch, ktime_get_ns());
 	if (skb) {
-		q->bypass_credit = min_t(s64, DESYNC_BYPASS_BURST,
-					 q->bypass_credit +
-					 DESYNC_BYPASS_SHARE * qdisc_pkt_len(skb));
+		desync_bypass_earn(&q->core, qdisc_pkt_len(skb));
 	} else if (q->bypass_head) {
 		/* Nothing else may leave: the bypass queue goes uncharged. */
 		skb = desync_bypass_pop(q);
@@ -879,7 +865,6 @@ static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 	cfg->seed = get_random_u64();
 	desync_seed(&q->core, cfg->seed);
 	q->edt_root = RB_ROOT_CACHED;
-	q->bypass_credit = DESYNC_BYPASS_BURST;
 	q->perturbation = get_random_u32();
 	sch->limit = cfg->limit;
 

@@ -677,6 +677,37 @@ static void test_bypass_decisions(void)
 	sim_free(&sim);
 }
 
+/* Under a flood of bypass traffic the groups keep a quarter of the bytes. */
+static void test_bypass_share(void)
+{
+	struct sim sim;
+	u64 bypass = 0, groups = 0;
+	u32 i;
+
+	sim_init(&sim, 1, 23);
+	CHECK(desync_bypass_ahead(&sim.s));
+	for (i = 0; i < 100000; i++) {
+		if (desync_bypass_ahead(&sim.s)) {
+			desync_bypass_spent(&sim.s, 60);	/* empty UDP */
+			bypass += 60;
+		} else {
+			desync_bypass_earn(&sim.s, 1500);
+			groups += 1500;
+		}
+	}
+	printf("# bypass %llu bytes, groups %llu bytes\n", bypass, groups);
+	CHECK(bypass <= DESYNC_BYPASS_SHARE * groups + DESYNC_BYPASS_BURST);
+	CHECK(bypass + 60 >= DESYNC_BYPASS_SHARE * groups);
+	/* Credit never piles up beyond the burst while the groups send alone. */
+	for (i = 0; i < 1000; i++)
+		desync_bypass_earn(&sim.s, 1500);
+	CHECK(sim.s.bypass_credit == DESYNC_BYPASS_BURST);
+	CHECK(desync_bypass_fits(0, 2500, 10000));
+	CHECK(!desync_bypass_fits(2500, 1, 10000));
+	CHECK(!desync_bypass_fits(0, 1, 3));
+	sim_free(&sim);
+}
+
 static void test_classify(void)
 {
 	struct sim sim;
@@ -801,6 +832,7 @@ static const struct test tests[] = {
 	{ "drr_byte_fairness", test_drr_byte_fairness },
 	{ "drr_giant_packet", test_drr_giant_packet },
 	{ "bypass_decisions", test_bypass_decisions },
+	{ "bypass_share", test_bypass_share },
 	{ "classify", test_classify },
 	{ "apply_params", test_apply_params },
 	{ "requeue_never_holds", test_requeue_never_holds },
