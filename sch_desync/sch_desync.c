@@ -433,15 +433,9 @@ static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
 	struct desync_sched *core = &q->core;
-	struct sk_buff *skb = desync_edt_first(q);
+	struct sk_buff *skb;
 	u64 ready;
 	u32 idx;
-
-	if (skb && !desync_time_before(now, ktime_to_ns(skb->tstamp))) {
-		desync_edt_remove(sch, skb);
-		desync_maybe_mark(q, skb, desync_skb_cb(skb)->enq_ns, now);
-		return skb;
-	}
 
 	desync_wake_due(core, now);
 	for (;;) {
@@ -468,26 +462,51 @@ static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 	}
 }
 
-static struct sk_buff *desync_dequeue_skb(struct Qdisc *sch)
+/*
+ * The next packet that goes ahead of the groups' round robin: the bypass
+ * FIFO's head, else a packet whose departure time has come.  Both share
+ * one credit against the groups, since both are open to any local user.
+ */
+static struct sk_buff *desync_dequeue_ahead(struct Qdisc *sch, u64 now)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb;
 
+	if (q->bypass_head)
+		return desync_bypass_pop(q);
+	skb = desync_edt_first(q);
+	if (!skb || desync_time_before(now, ktime_to_ns(skb->tstamp)))
+		return NULL;
+	desync_edt_remove(sch, skb);
+	desync_maybe_mark(q, skb, desync_skb_cb(skb)->enq_ns, now);
+	return skb;
+}
+
+static struct sk_buff *desync_dequeue_skb(struct Qdisc *sch)
+{
+	struct desync_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+	u64 now;
+
 	if (!sch->q.qlen)
 		return NULL;
 
-	if (q->bypass_head && desync_bypass_ahead(&q->core)) {
-		skb = desync_bypass_pop(q);
-		desync_bypass_spent(&q->core, qdisc_pkt_len(skb));
-		goto out;
+	now = ktime_get_ns();
+	if (desync_bypass_ahead(&q->core)) {
+		skb = desync_dequeue_ahead(sch, now);
+		if (skb) {
+			desync_bypass_spent(&q->core, qdisc_pkt_len(skb));
+			goto out;
+		}
 	}
-	skb = desync_dequeue_groups(sch, ktime_get_ns());
+	skb = desync_dequeue_groups(sch, now);
 	if (skb) {
 		desync_bypass_earn(&q->core, qdisc_pkt_len(skb));
-	} else if (q->bypass_head) {
-		/* Nothing else may leave: the bypass queue goes uncharged. */
-		skb = desync_bypass_pop(q);
-	} else {
+		goto out;
+	}
+	/* No group may send: what goes ahead goes uncharged. */
+	skb = desync_dequeue_ahead(sch, now);
+	if (!skb) {
 		desync_arm_watchdog(q);
 		return NULL;
 	}
