@@ -80,6 +80,14 @@
 #define DESYNC_BYPASS_BURST	(64 * 1024)
 #define DESYNC_BYPASS_LIMIT_SHIFT 2
 
+/*
+ * Timer precision.  EDT departures get sch_fq's 10 us.  Holds are random
+ * over a slot of the offset window, so ending one a 1/16 of the slot late
+ * changes nothing, while one timer then ends every hold due inside it.
+ */
+#define DESYNC_TIMER_SLACK_NS	10000U
+#define DESYNC_HOLD_SLACK_SHIFT	4
+
 enum desync_state {
 	DESYNC_IDLE,
 	DESYNC_HELD,
@@ -145,6 +153,7 @@ struct desync_sched {
 	u32			rr_tail;
 	u32			groups_active;	/* ACTIVE */
 	u32			groups_held;
+	u32			hold_slack_ns;	/* see desync_set_hold_slack() */
 	s64			bypass_credit;	/* bytes it may still go first */
 	u64			rng;
 	struct desync_params	p;
@@ -548,6 +557,41 @@ static inline bool desync_next_wake(const struct desync_sched *s, u64 *when)
 	if (!s->heap_len)
 		return false;
 	*when = s->groups[s->heap[0]].release_ns;
+	return true;
+}
+
+/* Derive the hold slack from the parameters, once when they change. */
+static inline void desync_set_hold_slack(struct desync_sched *s)
+{
+	u32 slack = (s->p.offset_max_ns / s->p.slots) >> DESYNC_HOLD_SLACK_SHIFT;
+
+	s->hold_slack_ns = slack > DESYNC_TIMER_SLACK_NS ? slack :
+			   DESYNC_TIMER_SLACK_NS;
+}
+
+/*
+ * When the timer must fire, as [*start, *end]: after the next hold's due
+ * time within the hold slack, and never later than an EDT departure
+ * (@edt_ns, when @have_edt) allows.  False when nothing waits for time.
+ */
+static inline bool desync_timer_range(const struct desync_sched *s,
+				      bool have_edt, u64 edt_ns,
+				      u64 *start, u64 *end)
+{
+	if (desync_next_wake(s, start)) {
+		*end = *start + s->hold_slack_ns;
+		if (!have_edt)
+			return true;
+		if (desync_time_before(edt_ns, *start))
+			*start = edt_ns;
+		if (desync_time_before(edt_ns + DESYNC_TIMER_SLACK_NS, *end))
+			*end = edt_ns + DESYNC_TIMER_SLACK_NS;
+		return true;
+	}
+	if (!have_edt)
+		return false;
+	*start = edt_ns;
+	*end = edt_ns + DESYNC_TIMER_SLACK_NS;
 	return true;
 }
 

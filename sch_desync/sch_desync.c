@@ -84,9 +84,6 @@
 
 /* A departure time further ahead than this is a stale or foreign stamp. */
 #define DESYNC_HORIZON_NS	(10ULL * NSEC_PER_SEC)
-#define DESYNC_TIMER_SLACK_NS	(10 * NSEC_PER_USEC)
-/* A hold may end up to 1/16 of a slot late (the slot is offset_max without slots). */
-#define DESYNC_HOLD_SLACK_SHIFT	4
 
 /* Configuration as it crosses netlink: times in microseconds. */
 struct desync_config {
@@ -111,7 +108,6 @@ struct desync_sched_data {
 	u32			segs;		/* queued in total, for 'limit' */
 	struct rb_root_cached	edt_root;	/* waiting for skb->tstamp */
 	u32			perturbation;	/* hash seed of the group table */
-	u64			hold_slack_ns;	/* watchdog slack for holds */
 
 	struct desync_config	cfg;
 
@@ -361,32 +357,17 @@ static void desync_edt_remove(struct Qdisc *sch, struct sk_buff *skb)
 
 /*
  * Arm the watchdog for the earliest of the next hold release and the next
- * departure time.  EDT departures get fq's precision.  Holds are random
- * over a slot of the offset window, so ending one a small part of the
- * slot late changes nothing, while one timer then ends every hold due
- * inside the slack; but never at the cost of a departure due inside it.
+ * departure time, within the precision each asks for.
  */
 static void desync_arm_watchdog(struct desync_sched_data *q)
 {
 	struct hrtimer *timer = &q->watchdog.timer;
 	struct sk_buff *edt = desync_edt_first(q);
-	u64 start, end, hard, t;
+	u64 start, end, hard;
 
-	if (desync_next_wake(&q->core, &start)) {
-		end = start + q->hold_slack_ns;
-		if (edt) {
-			t = ktime_to_ns(edt->tstamp);
-			if (desync_time_before(t, start))
-				start = t;
-			if (desync_time_before(t + DESYNC_TIMER_SLACK_NS, end))
-				end = t + DESYNC_TIMER_SLACK_NS;
-		}
-	} else if (edt) {
-		start = ktime_to_ns(edt->tstamp);
-		end = start + DESYNC_TIMER_SLACK_NS;
-	} else {
+	if (!desync_timer_range(&q->core, edt, edt ? ktime_to_ns(edt->tstamp) : 0,
+				&start, &end))
 		return;
-	}
 	/*
 	 * A timer that already fires inside [start, end] will do.
 	 * Re-arming it for each new top of the heap, as every burst start
@@ -758,9 +739,7 @@ static void desync_set_params(struct desync_sched_data *q,
 	p->ce_threshold_ns = (u64)cfg->ce_threshold_us * NSEC_PER_USEC;
 	p->quantum = quantum;
 	/* Derived once here, not each time the watchdog is armed. */
-	q->hold_slack_ns = max_t(u64, (p->offset_max_ns / p->slots) >>
-				 DESYNC_HOLD_SLACK_SHIFT,
-				 DESYNC_TIMER_SLACK_NS);
+	desync_set_hold_slack(&q->core);
 }
 
 static int desync_change(struct Qdisc *sch, struct nlattr *opt,

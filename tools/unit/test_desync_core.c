@@ -708,6 +708,41 @@ static void test_bypass_share(void)
 	sim_free(&sim);
 }
 
+/* The timer fires late for holds only as far as no departure suffers. */
+static void test_timer_range(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS, start, end, due;
+
+	sim_init(&sim, 4, 24);
+	sim.s.p.offset_max_ns = 1000 * MS;
+	desync_set_hold_slack(&sim.s);
+	CHECK(sim.s.hold_slack_ns == 62500 * US);
+	CHECK(!desync_timer_range(&sim.s, false, 0, &start, &end));
+	CHECK(desync_timer_range(&sim.s, true, t, &start, &end));
+	CHECK(start == t && end == t + DESYNC_TIMER_SLACK_NS);
+
+	sim_enqueue(&sim, 0, 100, t);
+	due = sim.s.groups[0].release_ns;
+	CHECK(desync_timer_range(&sim.s, false, 0, &start, &end));
+	CHECK(start == due && end == due + 62500 * US);
+	/* A departure inside the hold's slack narrows it to 10us. */
+	CHECK(desync_timer_range(&sim.s, true, due + 5 * MS, &start, &end));
+	CHECK(start == due && end == due + 5 * MS + DESYNC_TIMER_SLACK_NS);
+	/* One before the hold comes first. */
+	CHECK(desync_timer_range(&sim.s, true, due - 5 * MS, &start, &end));
+	CHECK(start == due - 5 * MS &&
+	      end == due - 5 * MS + DESYNC_TIMER_SLACK_NS);
+	/* One after the slack changes nothing. */
+	CHECK(desync_timer_range(&sim.s, true, due + 100 * MS, &start, &end));
+	CHECK(start == due && end == due + 62500 * US);
+	/* Tiny windows keep EDT precision as the floor. */
+	sim.s.p.offset_max_ns = 100 * US;
+	desync_set_hold_slack(&sim.s);
+	CHECK(sim.s.hold_slack_ns == DESYNC_TIMER_SLACK_NS);
+	sim_free(&sim);
+}
+
 static void test_classify(void)
 {
 	struct sim sim;
@@ -833,6 +868,7 @@ static const struct test tests[] = {
 	{ "drr_giant_packet", test_drr_giant_packet },
 	{ "bypass_decisions", test_bypass_decisions },
 	{ "bypass_share", test_bypass_share },
+	{ "timer_range", test_timer_range },
 	{ "classify", test_classify },
 	{ "apply_params", test_apply_params },
 	{ "requeue_never_holds", test_requeue_never_holds },
