@@ -206,7 +206,8 @@ test_bypass_flood_shared()
 {
 	flood_case "bypass flood" -P 3
 	assert_cmp "bypassed" "${SNAP[desync:bypass]}" -ge 300
-	flood_case "EDT flood" -E 1ms
+	# Stamped 500ms ahead: each waits in the EDT tree, then is due.
+	flood_case "EDT flood" -E 500ms
 	assert_cmp "throttled" "${SNAP[desync:throttled]}" -ge 300
 }
 
@@ -343,12 +344,13 @@ test_change_releases_at_once()
 		-le $((SLACK_MS * 1000))
 }
 
-# Packets moved by a rehash follow the new bypass decision.
+# Packets moved by a rehash follow the new bypass decision.  1 kbit/s
+# lets three packets through at once and then one every 4s.
 test_change_rehash_bypass()
 {
-	tcok qdisc add dev "$DEV" root handle 1: tbf rate 8kbit burst 1600 latency 20s || return
+	tcok qdisc add dev "$DEV" root handle 1: tbf rate 1kbit burst 1600 latency 60s || return
 	tcok qdisc add dev "$DEV" parent 1: handle 10: desync "${HELD_OPTS[@]}" || return
-	psend -d "$B4" -n 1 -k 5 -s 500 -P 3 > /dev/null
+	psend -d "$B4" -n 1 -k 8 -s 500 -P 3 > /dev/null
 	snap
 	assert_eq "groups held" "${SNAP[desync:groups_held]}" 1
 	tcok qdisc change dev "$DEV" parent 1: handle 10: desync groups 512 bypass_prio 3 || return
@@ -364,12 +366,14 @@ test_idle_from_emptying()
 {
 	local i
 
-	tcok qdisc add dev "$DEV" root handle 1: tbf rate 20kbit burst 1600 latency 20s || return
-	tcok qdisc add dev "$DEV" parent 1: handle 10: desync idle 1s offset_max 200ms \
+	tcok qdisc add dev "$DEV" root handle 1: tbf rate 4kbit burst 1600 latency 60s || return
+	tcok qdisc add dev "$DEV" parent 1: handle 10: desync idle 5s offset_max 200ms \
 		slots 2 slot 1 || return
-	# 10 x 528 bytes at 20 kbit/s: about 2s to drain, > idle.
+	# 10 x 528 bytes at 4 kbit/s: three at once, then one a second, so
+	# the group empties about 7s after its last enqueue, > idle.  The
+	# next packet follows within the emulator's few hundred ms.
 	psend -d "$B4" -n 1 -k 10 -s 500 > /dev/null
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 300; i++)); do
 		snap
 		[ "${SNAP[desync:qlen]}" == 0 ] && break
 		nap 0.05
