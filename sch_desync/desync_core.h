@@ -54,6 +54,8 @@
 /* Upper bounds that keep every product and shift below in 64 bits. */
 #define DESYNC_OFFSET_MAX_NS	1000000000U	/* 1 s */
 #define DESYNC_SLOTS_MAX	1024U
+/* Longer bursts say nothing more about the window; keeps spread's product in 64 bits. */
+#define DESYNC_BURST_DUR_MAX_NS	100000000000ULL	/* 100 s */
 /* The DRR quantum comes from the device MTU, which may be absurd. */
 #define DESYNC_QUANTUM_MIN	1514U
 #define DESYNC_QUANTUM_MAX	0x100000U	/* 1 MiB, as sch_fq */
@@ -99,7 +101,7 @@ struct desync_group {
 	void		*head;		/* packet FIFO, owned by the caller */
 	void		*tail;
 	u64		last_active_ns;	/* last enqueue or emptying */
-	u64		release_ns;	/* HELD: when due; ACTIVE: when freed */
+	u64		release_ns;	/* HELD: when due; else: when the burst went */
 	s64		credit;		/* DRR deficit in bytes */
 	u32		segs;		/* segments queued, 0 when IDLE */
 	u32		hold_ns;	/* HELD: the offset drawn */
@@ -120,6 +122,7 @@ struct desync_params {
 	u32		hold_limit;		/* segments, >= 1 */
 	u32		quantum;		/* DRR bytes per round */
 	u32		group_by;		/* DESYNC_GROUP_BY_* */
+	u32		spread;			/* of the last burst, in 1/65536 */
 };
 
 /*
@@ -193,26 +196,66 @@ static inline void desync_seed(struct desync_sched *s, u64 seed)
 }
 
 /*
- * The offset of one burst start.  Without slots it is uniform in
- * [0, offset_max].  With N slots the window [0, offset_max) is cut into
- * N equal slots; the host takes its fixed slot or a random one, plus a
- * uniform jitter inside it, so a cluster can be spread by rank.
+ * The offset of one burst start in a window of @window ns.  Without
+ * slots it is uniform in [0, window].  With N slots the window [0,
+ * window) is cut into N equal slots; the host takes its fixed slot or a
+ * random one, plus a uniform jitter inside it, so a cluster can be spread
+ * by rank.
  */
-static inline u64 desync_draw_offset(struct desync_sched *s)
+static inline u64 desync_draw_offset_in(struct desync_sched *s, u32 window)
 {
 	const struct desync_params *p = &s->p;
 	u32 width, slot;
 
-	if (!p->offset_max_ns)
+	if (!window)
 		return 0;
 	if (p->slots <= 1)
-		return desync_rand_below(&s->rng, (u64)p->offset_max_ns + 1);
+		return desync_rand_below(&s->rng, (u64)window + 1);
 
-	width = p->offset_max_ns / p->slots;
+	width = window / p->slots;
 	slot = p->slot;
 	if (slot == DESYNC_SLOT_RANDOM)
 		slot = desync_rand_below(&s->rng, p->slots);
 	return (u64)slot * width + desync_rand_below(&s->rng, width);
+}
+
+static inline u64 desync_draw_offset(struct desync_sched *s)
+{
+	return desync_draw_offset_in(s, s->p.offset_max_ns);
+}
+
+/*
+ * The offset window of a burst that starts in group @g.
+ *
+ * Hosts whose bursts meet at one bottleneck share it, so each host's
+ * burst lasts about as long as the bottleneck needs to drain all of them:
+ * the duration of a group's previous burst is what the host can see of
+ * the collision it is part of.  Spreading the starts over a part of that
+ * time (spread, in 1/65536) removes the collision of the initial windows,
+ * while a quiet path, whose bursts are short, pays a short hold.  A burst
+ * stalled by a retransmit timeout lasts long and widens the next window,
+ * which then removes the timeout: the window follows the congestion.
+ * offset_max caps it; a group without history uses that share of the cap.
+ * With spread 0 the window is offset_max, fixed.
+ */
+static inline u32 desync_window(const struct desync_sched *s,
+				const struct desync_group *g)
+{
+	const struct desync_params *p = &s->p;
+	u64 dur, w;
+
+	if (!p->spread)
+		return p->offset_max_ns;
+	if (!g->seen)
+		dur = p->offset_max_ns;
+	else if (desync_time_before(g->release_ns, g->last_active_ns))
+		dur = g->last_active_ns - g->release_ns;
+	else
+		dur = 0;
+	if (dur > DESYNC_BURST_DUR_MAX_NS)
+		dur = DESYNC_BURST_DUR_MAX_NS;
+	w = (dur * p->spread) >> 16;
+	return w < p->offset_max_ns ? (u32)w : p->offset_max_ns;
 }
 
 /* Step marking as DCTCP expects, on the wait since the packet became
@@ -458,7 +501,7 @@ static inline void desync_release(struct desync_sched *s, u32 idx, u64 at)
 static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now)
 {
 	struct desync_group *g = &s->groups[idx];
-	u64 offset = desync_draw_offset(s);
+	u64 offset = desync_draw_offset_in(s, desync_window(s, g));
 
 	s->st.bursts++;
 	if (!offset) {
@@ -496,8 +539,8 @@ static inline void desync_enqueue_sender(struct desync_sched *s, u32 idx,
 			idle = sender_idle_ns;
 		if (!g->seen || (s64)(now - g->last_active_ns) >= (s64)idle)
 			desync_start_burst(s, idx, now);
-		else
-			desync_activate(s, idx, now);
+		else	/* the same burst goes on: it began at release_ns */
+			desync_activate(s, idx, g->release_ns);
 	}
 	g->seen = 1;
 	g->last_active_ns = now;

@@ -73,7 +73,8 @@
 #define DESYNC_DEF_LIMIT	10000
 #define DESYNC_DEF_GROUPS	1024
 #define DESYNC_DEF_IDLE_US	2000
-#define DESYNC_DEF_OFFSET_US	1000
+#define DESYNC_DEF_OFFSET_US	20000
+#define DESYNC_DEF_SPREAD	25
 #define DESYNC_DEF_HOLD_LIMIT	256
 #define DESYNC_DEF_CE_US	1000
 
@@ -96,6 +97,7 @@ struct desync_config {
 	u32		slot;
 	u32		hold_limit;
 	u32		ce_threshold_us;
+	u32		spread;		/* percent */
 	u64		bypass_prio;
 	u64		seed;
 };
@@ -621,6 +623,7 @@ static const struct nla_policy desync_policy[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_HOLD_LIMIT]		= { .type = NLA_U32 },
 	[TCA_DESYNC_CE_THRESHOLD]	= { .type = NLA_U32 },
 	[TCA_DESYNC_BYPASS_PRIO]	= { .type = NLA_U64 },
+	[TCA_DESYNC_SPREAD]		= { .type = NLA_U32 },
 };
 
 /* True when @attr is present and its u32 lies outside [min, max]. */
@@ -692,6 +695,12 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 		return -EINVAL;
 	}
 
+	if (desync_out_of_range(tb[TCA_DESYNC_SPREAD], 0, TC_DESYNC_SPREAD_MAX)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_SPREAD],
+				    "desync: spread must be 0..100 percent");
+		return -EINVAL;
+	}
+
 	desync_get_u32(tb[TCA_DESYNC_LIMIT], &cfg->limit);
 	desync_get_u32(tb[TCA_DESYNC_GROUP_BY], &cfg->group_by);
 	desync_get_u32(tb[TCA_DESYNC_GROUPS], &cfg->groups);
@@ -701,6 +710,7 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 	desync_get_u32(tb[TCA_DESYNC_SLOT], &cfg->slot);
 	desync_get_u32(tb[TCA_DESYNC_HOLD_LIMIT], &cfg->hold_limit);
 	desync_get_u32(tb[TCA_DESYNC_CE_THRESHOLD], &cfg->ce_threshold_us);
+	desync_get_u32(tb[TCA_DESYNC_SPREAD], &cfg->spread);
 	if (tb[TCA_DESYNC_SEED])
 		cfg->seed = nla_get_u64(tb[TCA_DESYNC_SEED]);
 	if (tb[TCA_DESYNC_BYPASS_PRIO])
@@ -737,6 +747,7 @@ static void desync_set_params(struct desync_sched_data *q,
 	p->slot = cfg->slot;
 	p->hold_limit = cfg->hold_limit;
 	p->ce_threshold_ns = (u64)cfg->ce_threshold_us * NSEC_PER_USEC;
+	p->spread = DIV_ROUND_UP(cfg->spread << 16, 100);
 	p->quantum = quantum;
 	/* Derived once here, not each time the watchdog is armed. */
 	desync_set_hold_slack(&q->core);
@@ -793,6 +804,7 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cfg.slot, cfg.slot);
 	WRITE_ONCE(q->cfg.hold_limit, cfg.hold_limit);
 	WRITE_ONCE(q->cfg.ce_threshold_us, cfg.ce_threshold_us);
+	WRITE_ONCE(q->cfg.spread, cfg.spread);
 	WRITE_ONCE(q->cfg.bypass_prio, cfg.bypass_prio);
 	WRITE_ONCE(q->cfg.seed, cfg.seed);
 	WRITE_ONCE(sch->limit, cfg.limit);
@@ -858,6 +870,7 @@ static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 	cfg->slot = TC_DESYNC_SLOT_RANDOM;
 	cfg->hold_limit = DESYNC_DEF_HOLD_LIMIT;
 	cfg->ce_threshold_us = DESYNC_DEF_CE_US;
+	cfg->spread = DESYNC_DEF_SPREAD;
 	cfg->bypass_prio = 0;
 	/* Every host draws on its own: that is what spreads them apart. */
 	cfg->seed = get_random_u64();
@@ -908,7 +921,8 @@ static int desync_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_DESYNC_CE_THRESHOLD,
 			READ_ONCE(q->cfg.ce_threshold_us)) ||
 	    nla_put_u64_64bit(skb, TCA_DESYNC_BYPASS_PRIO,
-			      READ_ONCE(q->cfg.bypass_prio), TCA_DESYNC_PAD))
+			      READ_ONCE(q->cfg.bypass_prio), TCA_DESYNC_PAD) ||
+	    nla_put_u32(skb, TCA_DESYNC_SPREAD, READ_ONCE(q->cfg.spread)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

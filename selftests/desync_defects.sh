@@ -114,7 +114,7 @@ test_ce_hold_slack()
 {
 	dummy_add || { fail "cannot make a dummy device"; return; }
 	defer_test dummy_del
-	tcok qdisc add dev "$DUMMY" root desync idle 50ms offset_max 200ms ce_threshold 1ms || return
+	tcok qdisc add dev "$DUMMY" root desync idle 50ms offset_max 200ms spread 0 ce_threshold 1ms || return
 	psend -d "$DUMMY_DST" -n 11 -k 3 -g 300ms -s 200 -T 2 > /dev/null
 	nap 0.5
 	snap "$DUMMY"
@@ -130,7 +130,7 @@ test_edt_hold_slack()
 {
 	local out=$TMPD/edtslack late n
 
-	tcok qdisc add dev "$DEV" root desync idle 10s offset_max 1s || return
+	tcok qdisc add dev "$DEV" root desync idle 10s offset_max 1s spread 0 || return
 	# The EDT flow's group has sent recently: its packets are not held.
 	recv_start "$out" -l 0.0.0.0 -c 1 -q 2s -t 30s
 	psend -d "$B4" -n 1 -k 1 -s 200 -S 1 > /dev/null
@@ -181,6 +181,7 @@ flood_case()	# WHAT FLOOD_ARGS...
 	local what=$1 out=$TMPD/flood pid
 
 	shift
+	tca qdisc del dev "$DEV" root 2>/dev/null
 	tcok qdisc add dev "$DEV" root handle 1: tbf rate 1mbit burst 3000 latency 20s || return
 	tcok qdisc add dev "$DEV" parent 1: handle 10: desync offset_max 0 bypass_prio 3 || return
 	recv_start "$out" -l 0.0.0.0 -c 10 -q 15s -t 40s
@@ -223,7 +224,7 @@ test_bypass_fin_in_order()
 {
 	local out=$TMPD/fin pid ofo0 ofo1 i
 
-	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 300ms slots 2 slot 1 || return
+	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 300ms spread 0 slots 2 slot 1 || return
 	ofo0=$(nstat_ofo "$NS_B")
 	for i in 1 2 3; do
 		rm -f "$TMPD/ready"
@@ -249,7 +250,7 @@ test_bypass_padded_ack()
 {
 	local err
 
-	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 300ms slots 2 slot 1 || return
+	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 300ms spread 0 slots 2 slot 1 || return
 	err=$(pyrun '
 import socket, struct, sys, time
 def csum(b):
@@ -296,7 +297,7 @@ test_limits_count_segments()
 
 	dummy_add || { fail "cannot make a dummy device"; return; }
 	defer_test dummy_del
-	tcok qdisc add dev "$DUMMY" root desync idle 10ms offset_max 1s slots 4 slot 3 \
+	tcok qdisc add dev "$DUMMY" root desync idle 10ms offset_max 1s spread 0 slots 4 slot 3 \
 		hold_limit 40 || return
 	err=$(udp_gso_send 1 2>&1)
 	check_err $? "UDP GSO sender failed: $err"
@@ -307,7 +308,7 @@ test_limits_count_segments()
 	assert_eq "backlog 0.2s after it" "${SNAP[desync:qlen]}" 0
 
 	tcok qdisc del dev "$DUMMY" root || return
-	tcok qdisc add dev "$DUMMY" root desync idle 10ms offset_max 1s slots 4 slot 3 \
+	tcok qdisc add dev "$DUMMY" root desync idle 10ms offset_max 1s spread 0 slots 4 slot 3 \
 		limit 100 hold_limit 100 || return
 	err=$(udp_gso_send 3 2>&1)
 	check_err $? "UDP GSO sender failed: $err"

@@ -743,6 +743,54 @@ static void test_timer_range(void)
 	sim_free(&sim);
 }
 
+/* With spread, a burst's window is that share of its group's last burst. */
+static void test_spread_window(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS, o, max = 0;
+	u32 i;
+
+	sim_init(&sim, 4, 25);
+	sim.s.p.offset_max_ns = 20 * MS;
+	sim.s.p.idle_ns = 1 * MS;
+	sim.s.p.spread = 65536 / 4;
+	/* No history: a quarter of offset_max. */
+	CHECK(desync_window(&sim.s, &sim.s.groups[0]) == 5 * MS);
+	/* A burst that flows for 8ms (released, then fed every 0.5ms). */
+	sim.s.p.offset_max_ns = 0;
+	sim_enqueue(&sim, 0, 1000, t);
+	for (i = 1; i <= 16; i++) {
+		sim_dequeue(&sim, t + i * 500 * US - 1, NULL, NULL);
+		sim_enqueue(&sim, 0, 1000, t + i * 500 * US);
+	}
+	sim_dequeue(&sim, t + 8 * MS, NULL, NULL);
+	CHECK(sim.s.st.bursts == 1);
+	CHECK(sim.s.groups[0].state == DESYNC_IDLE);
+	sim.s.p.offset_max_ns = 20 * MS;
+	CHECK(desync_window(&sim.s, &sim.s.groups[0]) == 2 * MS);
+	for (i = 0; i < 1000; i++) {
+		o = desync_draw_offset_in(&sim.s, desync_window(&sim.s, &sim.s.groups[0]));
+		max = o > max ? o : max;
+	}
+	CHECK(max <= 2 * MS && max > 1900 * US);
+	/* The next burst is held within it. */
+	sim_enqueue(&sim, 0, 1000, t + 20 * MS);
+	CHECK(sim.s.st.bursts == 2);
+	CHECK(sim.s.groups[0].state != DESYNC_HELD ||
+	      sim.s.groups[0].release_ns <= t + 22 * MS);
+	/* offset_max caps the window; spread 0 is the fixed window. */
+	sim.s.p.offset_max_ns = 1 * MS;
+	CHECK(desync_window(&sim.s, &sim.s.groups[1]) == 1 * MS / 4);
+	sim.s.groups[1].seen = 1;
+	sim.s.groups[1].release_ns = t;
+	sim.s.groups[1].last_active_ns = t + 100 * MS;
+	CHECK(desync_window(&sim.s, &sim.s.groups[1]) == 1 * MS);
+	sim.s.p.spread = 0;
+	CHECK(desync_window(&sim.s, &sim.s.groups[1]) == 1 * MS);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
 static void test_classify(void)
 {
 	struct sim sim;
@@ -869,6 +917,7 @@ static const struct test tests[] = {
 	{ "bypass_decisions", test_bypass_decisions },
 	{ "bypass_share", test_bypass_share },
 	{ "timer_range", test_timer_range },
+	{ "spread_window", test_spread_window },
 	{ "classify", test_classify },
 	{ "apply_params", test_apply_params },
 	{ "requeue_never_holds", test_requeue_never_holds },
