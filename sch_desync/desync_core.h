@@ -104,7 +104,7 @@ struct desync_group {
 	u64		release_ns;	/* HELD: when due; else: when the burst went */
 	s64		credit;		/* DRR deficit in bytes */
 	u32		segs;		/* segments queued, 0 when IDLE */
-	u32		hold_ns;	/* HELD: the offset drawn */
+	u32		hold_ns;	/* HELD: the offset drawn; else: the hold */
 	u32		prev;		/* round-robin list */
 	u32		next;
 	u32		heap_pos;	/* index in the timer heap */
@@ -224,32 +224,42 @@ static inline u64 desync_draw_offset(struct desync_sched *s)
 	return desync_draw_offset_in(s, s->p.offset_max_ns);
 }
 
+/* The moment the burst of a group that is not HELD began, hold included. */
+static inline u64 desync_burst_start(const struct desync_group *g)
+{
+	return g->release_ns - g->hold_ns;
+}
+
 /*
  * The offset window of a burst that starts in group @g.
  *
- * Hosts whose bursts meet at one bottleneck share it, so each host's
- * burst lasts about as long as the bottleneck needs to drain all of them:
- * the duration of a group's previous burst is what the host can see of
- * the collision it is part of.  Spreading the starts over a part of that
- * time (spread, in 1/65536) removes the collision of the initial windows,
- * while a quiet path, whose bursts are short, pays a short hold.  A burst
- * stalled by a retransmit timeout lasts long and widens the next window,
- * which then removes the timeout: the window follows the congestion.
- * offset_max caps it; a group without history uses that share of the cap.
- * With spread 0 the window is offset_max, fixed.
+ * Hosts whose bursts meet at one bottleneck share it, so the bursts that
+ * started together end together, when the bottleneck has drained them
+ * all.  The time from the start of a group's previous burst, its hold
+ * included, to the moment it went silent is what the host can see of the
+ * collision it is part of.  Spreading the starts over a part of that time
+ * (spread, in 1/65536) removes the collision of the initial windows,
+ * while a quiet path, whose bursts are short, pays a short hold.  The
+ * hold counts because a host held late ends early: without it, a good
+ * spread would shorten every burst and close the window again.  With the
+ * hold counted, a window w on a drain time D measures max(D, w), so the
+ * window settles at spread x D.  offset_max caps it; a group without
+ * history uses that share of the cap.  With spread 0 the window is
+ * offset_max, fixed.
  */
 static inline u32 desync_window(const struct desync_sched *s,
 				const struct desync_group *g)
 {
 	const struct desync_params *p = &s->p;
-	u64 dur, w;
+	u64 dur, w, start;
 
 	if (!p->spread)
 		return p->offset_max_ns;
+	start = desync_burst_start(g);
 	if (!g->seen)
 		dur = p->offset_max_ns;
-	else if (desync_time_before(g->release_ns, g->last_active_ns))
-		dur = g->last_active_ns - g->release_ns;
+	else if (desync_time_before(start, g->last_active_ns))
+		dur = g->last_active_ns - start;
 	else
 		dur = 0;
 	if (dur > DESYNC_BURST_DUR_MAX_NS)
@@ -494,7 +504,8 @@ static inline void desync_release(struct desync_sched *s, u32 idx, u64 at)
 
 	desync_heap_remove(s, idx);
 	s->groups_held--;
-	s->st.hold_time_ns += at - desync_hold_start(g);
+	g->hold_ns = (u32)(at - desync_hold_start(g));
+	s->st.hold_time_ns += g->hold_ns;
 	desync_activate(s, idx, at);
 }
 
@@ -505,6 +516,7 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now)
 
 	s->st.bursts++;
 	if (!offset) {
+		g->hold_ns = 0;
 		desync_activate(s, idx, now);
 		return;
 	}
@@ -571,8 +583,10 @@ static inline void desync_requeue(struct desync_sched *s, u32 idx, u64 now,
 {
 	struct desync_group *g = &s->groups[idx];
 
-	if (g->state == DESYNC_IDLE)
+	if (g->state == DESYNC_IDLE) {
+		g->hold_ns = 0;
 		desync_activate(s, idx, now);
+	}
 	g->seen = 1;
 	g->last_active_ns = now;
 	g->segs += segs;
