@@ -136,14 +136,16 @@ teardown_pair()
 }
 
 # TCP and UDP load from NS_A to NS_B for at most SECS seconds: iperf3 TCP
-# with 2 streams, and UDP bursts from desync-probe (with gaps, so that
+# with 2 streams of 50 Mbit/s, and UDP bursts from desync-probe (with gaps, so that
 # bursts start and groups are held).
 start_traffic()	# SECS
 {
 	ip netns exec "$NS_B" iperf3 -s -1 -p 5201 > /dev/null 2>&1 &
 	BG_PIDS+=($!)
 	sleep 0.5
-	ip netns exec "$NS_A" iperf3 -c "$B4" -p 5201 -t "$1" -P 2 > /dev/null 2>&1 &
+	# Capped: under emulation an uncapped flow takes the CPU the control
+	# plane being tested needs.
+	ip netns exec "$NS_A" iperf3 -c "$B4" -p 5201 -t "$1" -P 2 -b 50M > /dev/null 2>&1 &
 	BG_PIDS+=($!)
 	ip netns exec "$NS_A" "$REPO/tools/probe/desync-probe" send -d "$B4" -p 9 \
 		-n $(($1 * 20)) -k 20 -g 40ms > /dev/null 2>&1 &
