@@ -176,7 +176,7 @@ phase_link()
 
 	phase_traffic $((CYCLES * 2 + 5))
 	run "${TCA[@]}" qdisc replace dev "$DEV_A" root desync "${HELD[@]}"
-	for ((i = 0; i < CYCLES * 3; i++)); do
+	for ((i = 0; i < CYCLES * 2; i++)); do
 		sleep 0.3
 		run ip -n "$NS_A" link set "$DEV_A" down
 		sleep 0.1
@@ -250,10 +250,8 @@ main()
 	# Warm-up: one round of the phases' commands fills caches that stay.
 	CYCLES_SAVED=$CYCLES
 	CYCLES=1
-	for p in lifecycle mq; do
-		"phase_$p"
-		kill_bg
-	done
+	phase_lifecycle
+	kill_bg
 	CYCLES=$CYCLES_SAVED
 	refcnt_zero 100 || ERRS+=("module refcount $(refcnt) after the warm-up")
 	result "${#ERRS[@]}" "torture warm-up" "${ERRS[@]}"
