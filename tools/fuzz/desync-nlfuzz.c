@@ -655,6 +655,7 @@ static void expect_create(struct expect *e, const struct parsed *p, const struct
 		return;
 	}
 	e->out = EXP_CREATE;
+	e->why = "create with options";
 	e->next = c;
 }
 
