@@ -28,14 +28,15 @@ start_traffic 3600
 sleep 1
 tx0=$(tx_packets "$NS_A" "$DEV_A")
 t0=$SECONDS
+# Progress and mismatch reports (with their replay command) go to the
+# console as they happen: a long run that dies still shows how far it got.
 ip netns exec "$NS_A" "$FUZZ_DIR/desync-nlfuzz" --dev "$DEV_A" --seed "$SEED" \
-	--count "$COUNT" --progress $((COUNT / 10 > 0 ? COUNT / 10 : 1)) > /tmp/nlfuzz.out 2>&1
-rc=$?
+	--count "$COUNT" --progress $((COUNT / 10 > 0 ? COUNT / 10 : 1)) 2>&1 |
+	tee /tmp/nlfuzz.out
+rc=${PIPESTATUS[0]}
 secs=$((SECONDS - t0))
 tx1=$(tx_packets "$NS_A" "$DEV_A")
 kill_bg
-# Show the fuzzer's report (mismatches come with their replay command).
-cat /tmp/nlfuzz.out
 line=$(grep '^nlfuzz: seed .* messages' /tmp/nlfuzz.out | tail -n 1)
 result "$rc" "nlfuzz seed $SEED count $COUNT" "${line:-no summary}" "took ${secs} s"
 
