@@ -10,6 +10,8 @@
 #   make demo            short effectiveness comparison in an emulated cluster
 #   make bench-effect    full effectiveness matrix (long)
 #   make bench-cost      per-packet cost against pfifo, fq_codel and fq
+#   make stress          netlink fuzzer (100k messages) and long lifecycle
+#                        torture on 6.1, 6.12 and the debug kernel (long)
 #   make clean
 
 KVER	?= $(shell uname -r)
@@ -33,6 +35,7 @@ plugin:
 tools:
 	$(MAKE) -C tools/unit
 	$(MAKE) -C tools/probe
+	$(MAKE) -C tools/fuzz
 
 install: plugin
 	$(MAKE) -C "$(KDIR)" M="$(CURDIR)/sch_desync" modules
@@ -53,6 +56,9 @@ bench-effect:
 bench-cost:
 	tools/bench/cost/run.sh
 
+stress:
+	tools/fuzz/stress.sh
+
 clean:
 	@if [ -d "$(KDIR)" ]; then \
 		$(MAKE) -C "$(KDIR)" M="$(CURDIR)/sch_desync" clean; \
@@ -60,5 +66,6 @@ clean:
 	$(MAKE) -C tc-plugin clean
 	$(MAKE) -C tools/unit clean
 	$(MAKE) -C tools/probe clean
+	$(MAKE) -C tools/fuzz clean
 
-.PHONY: all module plugin tools install check demo bench-effect bench-cost clean
+.PHONY: all module plugin tools install check demo bench-effect bench-cost stress clean

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: run.sh [--kernel 6.1|6.12|KVER] [--bench] [--timeout SEC] [--mem MB]
+# Usage: run.sh [--kernel 6.1|6.12|debug|KVER] [--bench] [--timeout SEC] [--mem MB]
 #               [--] CMD [ARGS...]
 #
 # Boots a cached Debian kernel under qemu (TCG) and runs CMD in it as root,
@@ -9,6 +9,7 @@
 # read-only and this repository shared read-write at the same path.
 #
 #   --kernel   kernel to boot (default 6.1); fetched first if not cached
+#              (debug: built by build-debug-kernel.sh, never fetched)
 #   --bench    boot without slub_debug, which slows the network path ~10x
 #   --timeout  seconds before the VM is killed (default 900)
 #   --mem      guest memory in MiB (default 2048)
@@ -32,7 +33,7 @@ source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
 usage()
 {
-	sed -n '3,27s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,28s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
