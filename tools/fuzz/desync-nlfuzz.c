@@ -71,7 +71,8 @@
 #define DEF_LIMIT		10000
 #define DEF_GROUPS		1024
 #define DEF_IDLE		2000
-#define DEF_OFFSET		1000
+#define DEF_OFFSET		20000
+#define DEF_SPREAD		25
 #define DEF_HOLD_LIMIT		256
 #define DEF_CE			1000
 #define LIMIT_MAX		1000000U
@@ -129,6 +130,7 @@ static const struct attr_info ainfo[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_CE_THRESHOLD]	= { "ce_threshold", 4, 0, CE_MAX },
 	[TCA_DESYNC_BYPASS_PRIO]	= { "bypass_prio", 8, 0, UINT64_MAX },
 	[TCA_DESYNC_PAD]		= { "pad", 0, 0, 0 },
+	[TCA_DESYNC_SPREAD]		= { "spread", 4, 0, TC_DESYNC_SPREAD_MAX },
 };
 
 /* The root qdisc as the model sees it. */
@@ -335,10 +337,12 @@ static uint64_t gen_value(int t, const struct state *s)
 	return (uint32_t)rnd64();
 }
 
-/* A valid option type, 1..TCA_DESYNC_BYPASS_PRIO. */
+/* A valid option type: 1..TCA_DESYNC_MAX without TCA_DESYNC_PAD. */
 static int gen_type(void)
 {
-	return 1 + (int)rnd(TCA_DESYNC_BYPASS_PRIO);
+	int t = 1 + (int)rnd(TCA_DESYNC_MAX - 1);
+
+	return t < TCA_DESYNC_PAD ? t : t + 1;
 }
 
 static void gen_options(struct msg *m, const struct state *s)
@@ -629,6 +633,7 @@ static void state_defaults(struct state *s)
 	s->v[TCA_DESYNC_HOLD_LIMIT] = DEF_HOLD_LIMIT;
 	s->v[TCA_DESYNC_CE_THRESHOLD] = DEF_CE;
 	s->v[TCA_DESYNC_BYPASS_PRIO] = 0;
+	s->v[TCA_DESYNC_SPREAD] = DEF_SPREAD;
 	/* desync_init() draws a random seed. */
 	s->seed_known = false;
 }
