@@ -7,35 +7,46 @@
  * times in nanoseconds, no allocation.  The module, the userspace unit
  * tests and the evaluation tools include it unchanged.
  *
- * Packets are sorted into groups.  A group is in one of four states:
+ * Packets are sorted into groups.  A group is in one of three states:
  *
  *   IDLE       empty, on no list.
- *   HELD       the start of a burst waits until wake_ns; on the timer heap.
+ *   HELD       the start of a burst waits until release_ns; on the timer
+ *              heap.
  *   ACTIVE     has packets that may leave now; on the round-robin list.
- *   THROTTLED  its head packet carries a future departure time (EDT);
- *              on the timer heap until then.
  *
- *         enqueue, idle >= idle_ns          timer or hold_limit
+ *         enqueue, silent >= idle          timer or hold_limit
  *   IDLE ---------------------------> HELD --------------------> ACTIVE
- *     ^  enqueue, idle < idle_ns or offset 0                       | ^
- *     +------------------------------------------------------------+ |
- *     ^              last packet dequeued      EDT in the future   v |
- *     +-------------------------------------------------- THROTTLED -+
+ *     ^  enqueue, silent < idle or offset 0                         |
+ *     +-------------------------------------------------------------+
+ *     ^                   last packet dequeued                      |
+ *     +-------------------------------------------------------------+
  *
  * Only the start of a burst is held: while packets keep arriving closer
  * than idle_ns apart the group stays ACTIVE, however often its queue
- * drains.  The timer heap orders HELD and THROTTLED groups by wake_ns, so
- * a burst start costs O(log n) and every other packet O(1).  ACTIVE
- * groups share the link by deficit round robin in bytes.
+ * drains.  Silence counts from the later of the last enqueue and the
+ * moment the group last emptied, so a group that drains slowly (a slow
+ * parent, its round-robin share) is not taken for a new burst.  The timer
+ * heap orders HELD groups by release_ns, so a burst start costs O(log n)
+ * and every other packet O(1).  ACTIVE groups share the link by deficit
+ * round robin in bytes.
+ *
+ * Queue lengths are counted in segments, so that a TSO or GRO packet of
+ * 45 segments weighs what its 45 segments will weigh on the wire.
  *
  * The caller owns the packets: it keeps each group's FIFO in head/tail,
- * tells the core about every packet it adds or removes, and looks at the
- * head packet's departure time itself.
+ * tells the core about every packet it adds or removes, and honours
+ * departure times (EDT) itself: one flow's departure time must not hold
+ * back another flow that shares its group.
  */
 #ifndef _DESYNC_CORE_H
 #define _DESYNC_CORE_H
 
 #include "desync_types.h"
+
+/* 64-bit division, which a 32-bit kernel spells div64_u64(). */
+#ifndef desync_div_u64
+#define desync_div_u64(a, b)	((a) / (b))
+#endif
 
 #define DESYNC_NONE		0xffffffffU	/* end of an index list */
 #define DESYNC_SLOT_RANDOM	0xffffffffU
@@ -43,23 +54,36 @@
 /* Upper bounds that keep every product and shift below in 64 bits. */
 #define DESYNC_OFFSET_MAX_NS	1000000000U	/* 1 s */
 #define DESYNC_SLOTS_MAX	1024U
+/* The DRR quantum comes from the device MTU, which may be absurd. */
+#define DESYNC_QUANTUM_MIN	1514U
+#define DESYNC_QUANTUM_MAX	0x100000U	/* 1 MiB, as sch_fq */
+
+/* Values of the netlink contract the core decides on. */
+#define DESYNC_GROUP_BY_DST	0
+#define DESYNC_GROUP_BY_FLOW	1
+#define DESYNC_GROUP_BY_MARK	2
+#define DESYNC_GROUP_BY_PRIO	3
+#define DESYNC_BYPASS_PRIO_MAX	63
+#define DESYNC_PRIO_MASK	15	/* TC_PRIO_MAX */
+#define DESYNC_PRIO_CONTROL	7	/* TC_PRIO_CONTROL */
+#define DESYNC_TCP_FIN		0x01
+#define DESYNC_TCP_RST		0x04
 
 enum desync_state {
 	DESYNC_IDLE,
 	DESYNC_HELD,
 	DESYNC_ACTIVE,
-	DESYNC_THROTTLED,
 };
 
 /* One cache line per group; the fields of the enqueue path come first. */
 struct desync_group {
 	void		*head;		/* packet FIFO, owned by the caller */
 	void		*tail;
-	u64		last_enq_ns;	/* last enqueue, for idle detection */
-	u64		wake_ns;	/* HELD, THROTTLED: when to move on */
-	u64		eligible_ns;	/* HELD: hold start; else: hold end */
-	u32		qlen;
-	s32		credit;		/* DRR deficit in bytes */
+	u64		last_active_ns;	/* last enqueue or emptying */
+	u64		release_ns;	/* HELD: when due; ACTIVE: when freed */
+	s64		credit;		/* DRR deficit in bytes */
+	u32		segs;		/* segments queued, 0 when IDLE */
+	u32		hold_ns;	/* HELD: the offset drawn */
 	u32		prev;		/* round-robin list */
 	u32		next;
 	u32		heap_pos;	/* index in the timer heap */
@@ -70,11 +94,28 @@ struct desync_group {
 struct desync_params {
 	u64		idle_ns;
 	u64		ce_threshold_ns;	/* 0: never mark */
+	u64		bypass_prio;		/* bitmap of priorities 0..63 */
 	u32		offset_max_ns;		/* <= DESYNC_OFFSET_MAX_NS */
 	u32		slots;			/* >= 1 */
 	u32		slot;			/* < slots or DESYNC_SLOT_RANDOM */
-	u32		hold_limit;		/* >= 1 */
-	u32		quantum;		/* DRR bytes per round, > 0 */
+	u32		hold_limit;		/* segments, >= 1 */
+	u32		quantum;		/* DRR bytes per round */
+	u32		group_by;		/* DESYNC_GROUP_BY_* */
+};
+
+/*
+ * What the caller read from one packet; the core decides with it.  The
+ * caller fills flow_hash when group_by is flow or the packet has no
+ * destination address (has_dst 0), and may leave it 0 otherwise.
+ */
+struct desync_pkt {
+	u32		prio;		/* skb->priority */
+	u32		mark;		/* skb->mark */
+	u32		dst_hash;	/* keyed hash of the destination address */
+	u32		flow_hash;
+	s32		payload;	/* transport payload bytes, -1 unknown */
+	u8		has_dst;
+	u8		tcp_flags;	/* TCP header flags, 0 if not TCP */
 };
 
 struct desync_core_stats {
@@ -82,7 +123,6 @@ struct desync_core_stats {
 	u64		held;
 	u64		hold_time_ns;
 	u64		early_release;
-	u64		throttled;
 };
 
 struct desync_sched {
@@ -92,7 +132,7 @@ struct desync_sched {
 	u32			heap_len;
 	u32			rr_head;
 	u32			rr_tail;
-	u32			groups_active;	/* ACTIVE + THROTTLED */
+	u32			groups_active;	/* ACTIVE */
 	u32			groups_held;
 	u64			rng;
 	struct desync_params	p;
@@ -165,17 +205,72 @@ static inline bool desync_should_mark(const struct desync_sched *s, u64 now,
 	return thresh && (s64)(now - ready_ns) > (s64)thresh;
 }
 
-/* When a packet enqueued at enq_ns into group g could first have left. */
+/*
+ * When a packet enqueued at enq_ns into ACTIVE group g could first have
+ * left: the hold ended at release_ns, when the group actually went.
+ */
 static inline u64 desync_ready_time(const struct desync_group *g, u64 enq_ns)
 {
-	return desync_time_max(enq_ns, g->eligible_ns);
+	return desync_time_max(enq_ns, g->release_ns);
 }
 
-/* ---- timer heap: HELD and THROTTLED groups, earliest wake_ns on top ---- */
+/* ---- classification ---- */
+
+/*
+ * The group of a packet.  Marks and priorities are small integers the
+ * user chose: keep them apart.  Address and flow hashes are already
+ * mixed; their high bits pick the bucket (as the kernel's
+ * reciprocal_scale() does), which also works for a table of one.
+ */
+static inline u32 desync_classify(const struct desync_sched *s,
+				  const struct desync_pkt *pk)
+{
+	u32 key;
+
+	switch (s->p.group_by) {
+	case DESYNC_GROUP_BY_MARK:
+		return pk->mark & (s->ngroups - 1);
+	case DESYNC_GROUP_BY_PRIO:
+		return pk->prio & (s->ngroups - 1);
+	case DESYNC_GROUP_BY_FLOW:
+		key = pk->flow_hash;
+		break;
+	default:
+		/* Non-IP frames have no destination address: use the flow. */
+		key = pk->has_dst ? pk->dst_hash : pk->flow_hash;
+		break;
+	}
+	return (u32)(((u64)key * s->ngroups) >> 32);
+}
+
+/*
+ * Packets that are never held: TC_PRIO_CONTROL, the priorities in
+ * bypass_prio (OSP's stage 1), and packets without transport payload (a
+ * pure ACK starts no burst and clocks the peer's).  A FIN or RST carries
+ * no payload either, but it must not overtake its connection's data: it
+ * goes ahead only when its group has nothing queued.
+ */
+static inline bool desync_bypass(const struct desync_sched *s,
+				 const struct desync_pkt *pk)
+{
+	const struct desync_params *p = &s->p;
+
+	if ((pk->prio & DESYNC_PRIO_MASK) == DESYNC_PRIO_CONTROL)
+		return true;
+	if (pk->prio <= DESYNC_BYPASS_PRIO_MAX && (p->bypass_prio >> pk->prio) & 1)
+		return true;
+	if (pk->payload != 0)
+		return false;
+	if (!(pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST)))
+		return true;
+	return !s->groups[desync_classify(s, pk)].segs;
+}
+
+/* ---- timer heap: HELD groups, earliest release_ns on top ---- */
 
 static inline u64 desync_heap_key(const struct desync_sched *s, u32 pos)
 {
-	return s->groups[s->heap[pos]].wake_ns;
+	return s->groups[s->heap[pos]].release_ns;
 }
 
 static inline void desync_heap_set(struct desync_sched *s, u32 pos, u32 idx)
@@ -192,7 +287,7 @@ static inline void desync_heap_set(struct desync_sched *s, u32 pos, u32 idx)
 static inline void desync_heap_sift_up(struct desync_sched *s, u32 pos,
 				       u32 idx)
 {
-	u64 wake = s->groups[idx].wake_ns;
+	u64 wake = s->groups[idx].release_ns;
 
 	while (pos) {
 		u32 parent = (pos - 1) / 2;
@@ -208,7 +303,7 @@ static inline void desync_heap_sift_up(struct desync_sched *s, u32 pos,
 static inline void desync_heap_sift_down(struct desync_sched *s, u32 pos,
 					 u32 idx)
 {
-	u64 wake = s->groups[idx].wake_ns;
+	u64 wake = s->groups[idx].release_ns;
 
 	for (;;) {
 		u32 child = 2 * pos + 1;
@@ -243,7 +338,7 @@ static inline void desync_heap_remove(struct desync_sched *s, u32 idx)
 		return;
 	/* The last group fills the slot, then goes where its key belongs. */
 	moved = s->heap[last];
-	if (pos && desync_time_before(s->groups[moved].wake_ns,
+	if (pos && desync_time_before(s->groups[moved].release_ns,
 				      desync_heap_key(s, (pos - 1) / 2)))
 		desync_heap_sift_up(s, pos, moved);
 	else
@@ -283,26 +378,34 @@ static inline void desync_rr_remove(struct desync_sched *s, u32 idx)
 
 /* ---- state transitions ---- */
 
-static inline void desync_activate(struct desync_sched *s, u32 idx)
+static inline void desync_activate(struct desync_sched *s, u32 idx, u64 at)
 {
 	struct desync_group *g = &s->groups[idx];
 
 	g->state = DESYNC_ACTIVE;
-	g->credit = (s32)s->p.quantum;
+	g->release_ns = at;
+	g->credit = s->p.quantum;
 	s->groups_active++;
 	desync_rr_append(s, idx);
 }
 
-/* HELD -> ACTIVE at time @at; the hold lasted from eligible_ns to @at. */
+static inline u64 desync_hold_start(const struct desync_group *g)
+{
+	return g->release_ns - g->hold_ns;
+}
+
+/*
+ * HELD -> ACTIVE at @at, when the group really goes: the hold, and the
+ * wait its packets are not marked for, lasts until then.
+ */
 static inline void desync_release(struct desync_sched *s, u32 idx, u64 at)
 {
 	struct desync_group *g = &s->groups[idx];
 
 	desync_heap_remove(s, idx);
 	s->groups_held--;
-	s->st.hold_time_ns += at - g->eligible_ns;
-	g->eligible_ns = at;
-	desync_activate(s, idx);
+	s->st.hold_time_ns += at - desync_hold_start(g);
+	desync_activate(s, idx, at);
 }
 
 static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now)
@@ -311,21 +414,21 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now)
 	u64 offset = desync_draw_offset(s);
 
 	s->st.bursts++;
-	g->eligible_ns = now;
 	if (!offset) {
-		desync_activate(s, idx);
+		desync_activate(s, idx, now);
 		return;
 	}
 	g->state = DESYNC_HELD;
-	g->wake_ns = now + offset;
+	g->hold_ns = (u32)offset;
+	g->release_ns = now + offset;
 	s->groups_held++;
 	desync_heap_push(s, idx);
 }
 
 /*
- * Account a packet the caller has just appended to group @idx at @now.
- * The packet belongs to the burst it arrives in: a group that was empty
- * and silent for idle_ns starts a new one.
+ * Account a packet of @segs segments the caller has just appended to
+ * group @idx at @now.  The packet belongs to the burst it arrives in: a
+ * group that was empty and silent for idle_ns starts a new one.
  *
  * @sender_idle_ns is the shortest silence that can end a burst of this
  * packet's sender, 0 when unknown.  A TCP sender waiting for its ACKs is
@@ -335,7 +438,7 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now)
  * start.
  */
 static inline void desync_enqueue_sender(struct desync_sched *s, u32 idx,
-					 u64 now, u64 sender_idle_ns)
+					 u64 now, u64 sender_idle_ns, u32 segs)
 {
 	struct desync_group *g = &s->groups[idx];
 
@@ -344,19 +447,19 @@ static inline void desync_enqueue_sender(struct desync_sched *s, u32 idx,
 
 		if (sender_idle_ns > idle)
 			idle = sender_idle_ns;
-		if (!g->seen || (s64)(now - g->last_enq_ns) >= (s64)idle)
+		if (!g->seen || (s64)(now - g->last_active_ns) >= (s64)idle)
 			desync_start_burst(s, idx, now);
 		else
-			desync_activate(s, idx);
+			desync_activate(s, idx, now);
 	}
 	g->seen = 1;
-	g->last_enq_ns = now;
-	g->qlen++;
+	g->last_active_ns = now;
+	g->segs += segs;
 
 	if (g->state == DESYNC_HELD) {
 		s->st.held++;
 		/* A hold must never cost a drop: let a big burst go early. */
-		if (g->qlen >= s->p.hold_limit) {
+		if (g->segs >= s->p.hold_limit) {
 			desync_release(s, idx, now);
 			s->st.early_release++;
 		}
@@ -365,7 +468,7 @@ static inline void desync_enqueue_sender(struct desync_sched *s, u32 idx,
 
 static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)
 {
-	desync_enqueue_sender(s, idx, now, 0);
+	desync_enqueue_sender(s, idx, now, 0, 1);
 }
 
 /*
@@ -373,46 +476,71 @@ static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)
  * the table is rebuilt: it was already queued, so holding it again would
  * punish it twice.
  */
-static inline void desync_requeue(struct desync_sched *s, u32 idx, u64 now)
+static inline void desync_requeue(struct desync_sched *s, u32 idx, u64 now,
+				  u32 segs)
 {
 	struct desync_group *g = &s->groups[idx];
 
-	if (g->state == DESYNC_IDLE) {
-		g->eligible_ns = now;
-		desync_activate(s, idx);
-	}
+	if (g->state == DESYNC_IDLE)
+		desync_activate(s, idx, now);
 	g->seen = 1;
-	g->last_enq_ns = now;
-	g->qlen++;
+	g->last_active_ns = now;
+	g->segs += segs;
 }
 
-/* Move every HELD or THROTTLED group whose time has come to ACTIVE. */
+/*
+ * Move every HELD group whose time has come to ACTIVE.  The hold ends
+ * now, not when it was due: a timer that fires late within its slack must
+ * not make the burst look like it queued (and be CE-marked) for it.
+ */
 static inline void desync_wake_due(struct desync_sched *s, u64 now)
 {
 	while (s->heap_len) {
 		u32 idx = s->heap[0];
-		struct desync_group *g = &s->groups[idx];
 
-		if (desync_time_before(now, g->wake_ns))
+		if (desync_time_before(now, s->groups[idx].release_ns))
 			break;
-		if (g->state == DESYNC_HELD) {
-			/* The hold ends when it was due, not when we noticed. */
-			desync_release(s, idx, g->wake_ns);
-		} else {
-			desync_heap_remove(s, idx);
-			g->state = DESYNC_ACTIVE;
-			desync_rr_append(s, idx);
-		}
+		desync_release(s, idx, now);
 	}
 }
 
-/* Earliest wake_ns on the heap; false when nothing waits for time. */
+/* Earliest release_ns on the heap; false when nothing is held. */
 static inline bool desync_next_wake(const struct desync_sched *s, u64 *when)
 {
 	if (!s->heap_len)
 		return false;
-	*when = s->groups[s->heap[0]].wake_ns;
+	*when = s->groups[s->heap[0]].release_ns;
 	return true;
+}
+
+/*
+ * Every group on the list is out of credit after a full round: add the
+ * rounds that still pass before the first of them may send, at once.  A
+ * packet far larger than a quantum (a size table can make qdisc_pkt_len()
+ * anything up to 4 GiB) then costs O(groups), not one loop per quantum.
+ */
+static inline void desync_rr_skip_rounds(struct desync_sched *s)
+{
+	u64 q = s->p.quantum, rounds = ~0ULL;
+	u32 i;
+
+	for (i = s->rr_head; i != DESYNC_NONE; i = s->groups[i].next) {
+		s64 credit = s->groups[i].credit;
+		u64 need;
+
+		/* One has credit already: the next pass will find it. */
+		if (credit > 0)
+			return;
+		/* Rounds until credit > 0: ceil((1 - credit) / q). */
+		need = desync_div_u64((u64)(1 - credit) + q - 1, q);
+		if (need < rounds)
+			rounds = need;
+	}
+	/* The loop in desync_pick() plays the last round itself. */
+	if (--rounds == 0)
+		return;
+	for (i = s->rr_head; i != DESYNC_NONE; i = s->groups[i].next)
+		s->groups[i].credit += (s64)(rounds * q);
 }
 
 /*
@@ -421,6 +549,8 @@ static inline bool desync_next_wake(const struct desync_sched *s, u64 *when)
  */
 static inline u32 desync_pick(struct desync_sched *s)
 {
+	u32 turns = 0;
+
 	for (;;) {
 		u32 idx = s->rr_head;
 		struct desync_group *g;
@@ -430,25 +560,18 @@ static inline u32 desync_pick(struct desync_sched *s)
 		g = &s->groups[idx];
 		if (g->credit > 0)
 			return idx;
-		g->credit += (s32)s->p.quantum;
+		if (++turns > s->groups_active) {
+			desync_rr_skip_rounds(s);
+			turns = 0;
+			continue;
+		}
+		g->credit += s->p.quantum;
 		desync_rr_remove(s, idx);
 		desync_rr_append(s, idx);
 	}
 }
 
-/* The head of ACTIVE group @idx must wait for its departure time. */
-static inline void desync_throttle(struct desync_sched *s, u32 idx, u64 until)
-{
-	struct desync_group *g = &s->groups[idx];
-
-	desync_rr_remove(s, idx);
-	g->state = DESYNC_THROTTLED;
-	g->wake_ns = until;
-	desync_heap_push(s, idx);
-	s->st.throttled++;
-}
-
-/* Leave whatever state a group that just became empty was in. */
+/* Leave whatever state a group that just became empty at @now was in. */
 static inline void desync_group_emptied(struct desync_sched *s, u32 idx,
 					u64 now)
 {
@@ -459,35 +582,40 @@ static inline void desync_group_emptied(struct desync_sched *s, u32 idx,
 		desync_rr_remove(s, idx);
 		s->groups_active--;
 		break;
-	case DESYNC_THROTTLED:
-		desync_heap_remove(s, idx);
-		s->groups_active--;
-		break;
 	case DESYNC_HELD:
 		desync_heap_remove(s, idx);
 		s->groups_held--;
-		s->st.hold_time_ns += now - g->eligible_ns;
+		s->st.hold_time_ns += now - desync_hold_start(g);
 		break;
 	}
 	g->state = DESYNC_IDLE;
+	/* The burst was still going until now: silence starts here. */
+	g->last_active_ns = desync_time_max(g->last_active_ns, now);
 }
 
-/* Account a packet of @len bytes the caller took from ACTIVE group @idx. */
-static inline void desync_dequeue(struct desync_sched *s, u32 idx, u32 len)
+/* Account a packet of @len bytes the caller sent from ACTIVE group @idx. */
+static inline void desync_dequeue(struct desync_sched *s, u32 idx, u32 len,
+				  u32 segs, u64 now)
 {
 	struct desync_group *g = &s->groups[idx];
 
-	g->credit -= (s32)len;
-	if (!--g->qlen)
-		desync_group_emptied(s, idx, 0);
+	g->credit -= len;
+	g->segs -= segs;
+	if (!g->segs)
+		desync_group_emptied(s, idx, now);
 }
 
-/* Account a packet the caller dropped from group @idx in any state. */
-static inline void desync_drop(struct desync_sched *s, u32 idx, u64 now)
+/*
+ * Account a packet the caller took from group @idx in any state without
+ * sending it: dropped, or set aside to wait for its departure time.
+ */
+static inline void desync_remove(struct desync_sched *s, u32 idx, u32 segs,
+				 u64 now)
 {
 	struct desync_group *g = &s->groups[idx];
 
-	if (!--g->qlen)
+	g->segs -= segs;
+	if (!g->segs)
 		desync_group_emptied(s, idx, now);
 }
 
@@ -502,18 +630,17 @@ static inline void desync_apply_params(struct desync_sched *s, u64 now)
 
 	for (i = 0; i < s->ngroups; i++) {
 		struct desync_group *g = &s->groups[i];
-		u64 last;
 
 		if (g->state != DESYNC_HELD)
 			continue;
-		if (g->qlen >= s->p.hold_limit) {
+		if (g->segs >= s->p.hold_limit) {
 			desync_release(s, i, now);
 			s->st.early_release++;
 			continue;
 		}
-		last = g->eligible_ns + s->p.offset_max_ns;
-		if (desync_time_before(last, g->wake_ns)) {
-			g->wake_ns = last;
+		if (g->hold_ns > s->p.offset_max_ns) {
+			g->release_ns -= g->hold_ns - s->p.offset_max_ns;
+			g->hold_ns = s->p.offset_max_ns;
 			desync_heap_sift_up(s, g->heap_pos, i);
 		}
 	}
@@ -529,7 +656,7 @@ static inline void desync_reset(struct desync_sched *s)
 
 		g->head = NULL;
 		g->tail = NULL;
-		g->qlen = 0;
+		g->segs = 0;
 		g->state = DESYNC_IDLE;
 		g->seen = 0;
 		g->prev = DESYNC_NONE;

@@ -48,10 +48,11 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
-#include <linux/math.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <linux/rbtree.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
@@ -65,6 +66,7 @@
 #include <net/tcp.h>
 #include <net/sch_generic.h>
 
+#define desync_div_u64(a, b)	div64_u64(a, b)
 #include "desync_core.h"
 #include "pkt_sched_desync.h"
 
@@ -86,6 +88,17 @@
 /* A hold may end up to 1/16 of a slot late (the slot is offset_max without slots). */
 #define DESYNC_HOLD_SLACK_SHIFT	4
 
+/*
+ * The bypass queue goes first, but it is open to any local sender (a
+ * zero-length UDP datagram has no payload), so it may not starve the
+ * groups: while both have packets, it sends at most SHARE bytes for each
+ * byte the groups send, after an initial BURST; it holds at most a
+ * 1 << LIMIT_SHIFT part of 'limit'.
+ */
+#define DESYNC_BYPASS_SHARE	3
+#define DESYNC_BYPASS_BURST	(64 * 1024)
+#define DESYNC_BYPASS_LIMIT_SHIFT 2
+
 /* Configuration as it crosses netlink: times in microseconds. */
 struct desync_config {
 	u32		limit;
@@ -105,6 +118,10 @@ struct desync_sched_data {
 	struct desync_sched	core;
 	struct sk_buff		*bypass_head;	/* never held, sent first */
 	struct sk_buff		*bypass_tail;
+	s64			bypass_credit;	/* bytes it may still go first */
+	u32			bypass_segs;
+	u32			segs;		/* queued in total, for 'limit' */
+	struct rb_root_cached	edt_root;	/* waiting for skb->tstamp */
 	u32			perturbation;	/* hash seed of the group table */
 	u64			hold_slack_ns;	/* watchdog slack for holds */
 
@@ -115,10 +132,12 @@ struct desync_sched_data {
 	u64			stat_ce_mark;
 	u64			stat_drop_overlimit;
 	u64			stat_bypass;
+	u64			stat_edt_wait;
 };
 
 struct desync_skb_cb {
-	u64		enq_ns;
+	u64		enq_ns;		/* in a group; in edt_root: ready */
+	u32		segs;
 };
 
 static struct desync_skb_cb *desync_skb_cb(struct sk_buff *skb)
@@ -148,10 +167,14 @@ static struct sk_buff *desync_fifo_pop(void **head)
 }
 
 /*
- * Transport payload length of an IP packet, or -1 when unknown.  Only a
- * known zero means "no payload": anything unparsed is treated as data.
+ * Read the transport header at @l4off of an IP packet whose IP header
+ * says @l4len bytes follow: the payload length and the TCP flags.  The
+ * IP header's length, not skb->len, because a frame padded to the
+ * Ethernet minimum (a bridged pure ACK) is no bigger inside.  Anything
+ * unparsed stays "unknown", which is treated as data.
  */
-static int desync_l4_payload(const struct sk_buff *skb, u8 proto, int l4off)
+static void desync_l4_info(const struct sk_buff *skb, u8 proto, int l4off,
+			   int l4len, struct desync_pkt *pk)
 {
 	switch (proto) {
 	case IPPROTO_TCP: {
@@ -159,34 +182,34 @@ static int desync_l4_payload(const struct sk_buff *skb, u8 proto, int l4off)
 		const struct tcphdr *th;
 
 		th = skb_header_pointer(skb, l4off, sizeof(_th), &_th);
-		if (!th)
-			return -1;
-		return skb->len - l4off - th->doff * 4;
+		if (!th || l4len < th->doff * 4)
+			return;
+		pk->payload = l4len - th->doff * 4;
+		pk->tcp_flags = tcp_flag_byte(th);
+		return;
 	}
 	case IPPROTO_UDP:
-		return skb->len - l4off - (int)sizeof(struct udphdr);
+		if (l4len >= (int)sizeof(struct udphdr))
+			pk->payload = l4len - sizeof(struct udphdr);
+		return;
 	}
-	return -1;
 }
 
 /*
- * Work out the group key of @skb and whether it must bypass the holds.
- * One look at the network header serves both questions.
+ * Fill what the core's decisions need from @skb: one look at the network
+ * header serves both the bypass and the group questions.
  */
-static u32 desync_classify(const struct desync_sched_data *q,
-			   struct sk_buff *skb, bool *bypass)
+static void desync_read_pkt(const struct desync_sched_data *q,
+			    struct sk_buff *skb, struct desync_pkt *pk)
 {
-	u32 group_by = q->cfg.group_by;
 	int noff = skb_network_offset(skb);
-	u32 dst_hash = 0;
-	bool have_dst = false;
-	int payload = -1;
 
-	*bypass = (skb->priority & TC_PRIO_MAX) == TC_PRIO_CONTROL ||
-		  (skb->priority <= TC_DESYNC_BYPASS_PRIO_MAX &&
-		   (q->cfg.bypass_prio >> skb->priority) & 1);
-	if (*bypass)
-		return 0;
+	pk->prio = skb->priority;
+	pk->mark = skb->mark;
+	pk->payload = -1;
+	pk->has_dst = 0;
+	pk->tcp_flags = 0;
+	pk->flow_hash = 0;
 
 	switch (skb_protocol(skb, true)) {
 	case htons(ETH_P_IP): {
@@ -196,11 +219,13 @@ static u32 desync_classify(const struct desync_sched_data *q,
 		iph = skb_header_pointer(skb, noff, sizeof(_iph), &_iph);
 		if (!iph || iph->ihl < 5)
 			break;
-		dst_hash = jhash_1word((__force u32)iph->daddr, q->perturbation);
-		have_dst = true;
-		if (!(iph->frag_off & htons(IP_OFFSET)))
-			payload = desync_l4_payload(skb, iph->protocol,
-						    noff + iph->ihl * 4);
+		pk->dst_hash = jhash_1word((__force u32)iph->daddr,
+					   q->perturbation);
+		pk->has_dst = 1;
+		/* A GSO packet is data, whatever its (possibly 0) tot_len. */
+		if (!skb_is_gso(skb) && !(iph->frag_off & htons(IP_OFFSET)))
+			desync_l4_info(skb, iph->protocol, noff + iph->ihl * 4,
+				       ntohs(iph->tot_len) - iph->ihl * 4, pk);
 		break;
 	}
 	case htons(ETH_P_IPV6): {
@@ -210,158 +235,200 @@ static u32 desync_classify(const struct desync_sched_data *q,
 		ip6h = skb_header_pointer(skb, noff, sizeof(_ip6h), &_ip6h);
 		if (!ip6h)
 			break;
-		dst_hash = jhash2((__force const u32 *)ip6h->daddr.s6_addr32,
-				  4, q->perturbation);
-		have_dst = true;
-		payload = desync_l4_payload(skb, ip6h->nexthdr,
-					    noff + sizeof(*ip6h));
+		pk->dst_hash = jhash2((__force const u32 *)ip6h->daddr.s6_addr32,
+				      4, q->perturbation);
+		pk->has_dst = 1;
+		if (!skb_is_gso(skb))
+			desync_l4_info(skb, ip6h->nexthdr, noff + sizeof(*ip6h),
+				       ntohs(ip6h->payload_len), pk);
 		break;
 	}
 	}
 
-	if (payload == 0) {
-		*bypass = true;
-		return 0;
-	}
-
-	switch (group_by) {
-	case TC_DESYNC_GROUP_BY_MARK:
-		return skb->mark;
-	case TC_DESYNC_GROUP_BY_PRIO:
-		return skb->priority;
-	case TC_DESYNC_GROUP_BY_FLOW:
-		return skb_get_hash(skb);
-	}
-	/* Non-IP frames have no destination address: use the flow hash. */
-	return have_dst ? dst_hash : skb_get_hash(skb);
+	if (q->core.p.group_by == DESYNC_GROUP_BY_FLOW || !pk->has_dst)
+		pk->flow_hash = skb_get_hash(skb);
 }
 
-/*
- * Marks and priorities are small integers the user chose: keep them apart.
- * Address and flow hashes are already mixed; their high bits pick the
- * bucket, which also works for a table of one.
- */
-static u32 desync_bucket(const struct desync_sched_data *q, u32 key)
+/* Segments a packet will be on the wire: what 'limit' and 'hold_limit' count. */
+static u32 desync_skb_segs(const struct sk_buff *skb)
 {
-	u32 group_by = q->cfg.group_by;
-
-	if (group_by == TC_DESYNC_GROUP_BY_MARK ||
-	    group_by == TC_DESYNC_GROUP_BY_PRIO)
-		return key & (q->core.ngroups - 1);
-	return reciprocal_scale(key, q->core.ngroups);
+	return skb_is_gso(skb) ? max_t(u32, skb_shinfo(skb)->gso_segs, 1) : 1;
 }
 
 /*
  * Silence shorter than two smoothed round trips of the sending TCP socket
  * is its ACK clock, not the end of its burst.  Only local TCP senders are
- * known; forwarded and other traffic relies on 'idle' alone.
+ * known; forwarded and other traffic relies on 'idle' alone.  Only a real
+ * TCP socket has a tcp_sock behind it: a raw socket of protocol TCP is
+ * far smaller.
  */
 static u64 desync_sender_idle(const struct sk_buff *skb)
 {
 	const struct sock *sk = skb->sk;
 	u32 srtt_us;
 
-	if (!sk || !sk_fullsock(sk) || sk->sk_protocol != IPPROTO_TCP)
+	if (!sk || !sk_fullsock(sk) || !sk_is_tcp(sk))
 		return 0;
 	/* srtt_us holds the smoothed RTT in units of 1/8 us. */
 	srtt_us = READ_ONCE(tcp_sk(sk)->srtt_us) >> 3;
 	return 2ULL * srtt_us * NSEC_PER_USEC;
 }
 
+static void desync_bypass_add(struct desync_sched_data *q, struct sk_buff *skb)
+{
+	desync_fifo_add((void **)&q->bypass_head, (void **)&q->bypass_tail, skb);
+	q->bypass_segs += desync_skb_cb(skb)->segs;
+}
+
+static struct sk_buff *desync_bypass_pop(struct desync_sched_data *q)
+{
+	struct sk_buff *skb = desync_fifo_pop((void **)&q->bypass_head);
+
+	q->bypass_segs -= desync_skb_cb(skb)->segs;
+	return skb;
+}
+
 static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 			      struct sk_buff **to_free)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
+	u32 segs = desync_skb_segs(skb);
+	struct desync_pkt pk;
 	u64 now;
-	bool bypass;
-	u32 key, idx;
 
-	if (unlikely(sch->q.qlen >= sch->limit)) {
-		q->stat_drop_overlimit++;
-		return qdisc_drop(skb, sch, to_free);
-	}
+	if (unlikely(q->segs + segs > sch->limit))
+		goto drop;
 
-	now = ktime_get_ns();
-	desync_skb_cb(skb)->enq_ns = now;
-	key = desync_classify(q, skb, &bypass);
-	if (bypass) {
-		desync_fifo_add((void **)&q->bypass_head,
-				(void **)&q->bypass_tail, skb);
+	desync_read_pkt(q, skb, &pk);
+	if (desync_bypass(&q->core, &pk)) {
+		if (unlikely(q->bypass_segs + segs >
+			     sch->limit >> DESYNC_BYPASS_LIMIT_SHIFT))
+			goto drop;
+		desync_skb_cb(skb)->enq_ns = ktime_get_ns();
+		desync_skb_cb(skb)->segs = segs;
+		desync_bypass_add(q, skb);
 		q->stat_bypass++;
 	} else {
-		struct desync_group *g;
+		u32 idx = desync_classify(&q->core, &pk);
+		struct desync_group *g = &q->core.groups[idx];
 
-		idx = desync_bucket(q, key);
-		g = &q->core.groups[idx];
+		now = ktime_get_ns();
+		desync_skb_cb(skb)->enq_ns = now;
+		desync_skb_cb(skb)->segs = segs;
 		desync_fifo_add(&g->head, &g->tail, skb);
 		/* The sender's round trip only matters at a possible start. */
 		desync_enqueue_sender(&q->core, idx, now,
 				      g->state == DESYNC_IDLE ?
-				      desync_sender_idle(skb) : 0);
+				      desync_sender_idle(skb) : 0, segs);
 	}
 
+	q->segs += segs;
 	qdisc_qstats_backlog_inc(sch, skb);
 	sch->q.qlen++;
 	return NET_XMIT_SUCCESS;
+
+drop:
+	q->stat_drop_overlimit++;
+	return qdisc_drop(skb, sch, to_free);
+}
+
+/* ---- packets waiting for their departure time (EDT), by skb->tstamp ---- */
+
+static struct sk_buff *desync_edt_first(const struct desync_sched_data *q)
+{
+	struct rb_node *n = rb_first_cached(&q->edt_root);
+
+	return n ? rb_to_skb(n) : NULL;
+}
+
+/* Equal departure times keep their arrival order. */
+static void desync_edt_add(struct desync_sched_data *q, struct sk_buff *skb)
+{
+	struct rb_node **p = &q->edt_root.rb_root.rb_node, *parent = NULL;
+	ktime_t t = skb->tstamp;
+	bool leftmost = true;
+
+	while (*p) {
+		parent = *p;
+		if (ktime_before(t, rb_to_skb(parent)->tstamp)) {
+			p = &parent->rb_left;
+		} else {
+			p = &parent->rb_right;
+			leftmost = false;
+		}
+	}
+	rb_link_node(&skb->rbnode, parent, p);
+	rb_insert_color_cached(&skb->rbnode, &q->edt_root, leftmost);
+}
+
+/* skb->rbnode overlays skb->dev, as in netem's tfifo: restore it. */
+static void desync_edt_remove(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct desync_sched_data *q = qdisc_priv(sch);
+
+	rb_erase_cached(&skb->rbnode, &q->edt_root);
+	skb_mark_not_on_list(skb);
+	skb->dev = qdisc_dev(sch);
 }
 
 /*
- * How late the timer may release the group on top of the heap.  EDT
- * departures get fq's precision.  Holds are random over a slot of the
- * offset window, so ending one a small part of the slot late changes
- * nothing, while one timer then ends every hold due inside the slack.
+ * Arm the watchdog for the earliest of the next hold release and the next
+ * departure time.  EDT departures get fq's precision.  Holds are random
+ * over a slot of the offset window, so ending one a small part of the
+ * slot late changes nothing, while one timer then ends every hold due
+ * inside the slack; but never at the cost of a departure due inside it.
  */
-static u64 desync_wake_slack(const struct desync_sched_data *q)
-{
-	const struct desync_sched *core = &q->core;
-
-	if (core->groups[core->heap[0]].state != DESYNC_HELD)
-		return DESYNC_TIMER_SLACK_NS;
-	return q->hold_slack_ns;
-}
-
 static void desync_arm_watchdog(struct desync_sched_data *q)
 {
 	struct hrtimer *timer = &q->watchdog.timer;
-	u64 when, slack, hard;
+	struct sk_buff *edt = desync_edt_first(q);
+	u64 start, end, hard, t;
 
-	if (!desync_next_wake(&q->core, &when))
+	if (desync_next_wake(&q->core, &start)) {
+		end = start + q->hold_slack_ns;
+		if (edt) {
+			t = ktime_to_ns(edt->tstamp);
+			if (desync_time_before(t, start))
+				start = t;
+			if (desync_time_before(t + DESYNC_TIMER_SLACK_NS, end))
+				end = t + DESYNC_TIMER_SLACK_NS;
+		}
+	} else if (edt) {
+		start = ktime_to_ns(edt->tstamp);
+		end = start + DESYNC_TIMER_SLACK_NS;
+	} else {
 		return;
-	slack = desync_wake_slack(q);
+	}
 	/*
-	 * A timer that already fires inside [when, when + slack] will do.
+	 * A timer that already fires inside [start, end] will do.
 	 * Re-arming it for each new top of the heap, as every burst start
 	 * makes one, costs a timer reprogram per packet under load.  Should
 	 * the timer be firing right now, its dequeue arms it again.
 	 */
 	if (hrtimer_is_queued(timer)) {
 		hard = ktime_to_ns(hrtimer_get_expires(timer));
-		if (!desync_time_before(hard, when) && hard - when <= slack)
+		if (!desync_time_before(hard, start) &&
+		    !desync_time_before(end, hard))
 			return;
 	}
-	qdisc_watchdog_schedule_range_ns(&q->watchdog, when, slack);
+	qdisc_watchdog_schedule_range_ns(&q->watchdog, start, end - start);
 }
 
 /* The EDT departure time of @skb if it is ahead of @now and plausible. */
-static bool desync_edt_wait(const struct sk_buff *skb, u64 now, u64 *until)
+static bool desync_edt_future(const struct sk_buff *skb, u64 now)
 {
 	u64 tstamp = ktime_to_ns(skb->tstamp);
 
-	if (!tstamp || !desync_time_before(now, tstamp) ||
-	    tstamp - now > DESYNC_HORIZON_NS)
-		return false;
-	*until = tstamp;
-	return true;
+	return tstamp && desync_time_before(now, tstamp) &&
+	       tstamp - now <= DESYNC_HORIZON_NS;
 }
 
-static void desync_maybe_mark(struct desync_sched_data *q,
-			      const struct desync_group *g,
-			      struct sk_buff *skb, u64 now)
+/* Mark @skb if it waited over ce_threshold since it could have left at @ready. */
+static void desync_maybe_mark(struct desync_sched_data *q, struct sk_buff *skb,
+			      u64 ready, u64 now)
 {
 	u64 tstamp = ktime_to_ns(skb->tstamp);
-	u64 ready;
 
-	ready = desync_ready_time(g, desync_skb_cb(skb)->enq_ns);
 	/* A departure time that has passed also made the packet wait. */
 	if (tstamp && !desync_time_before(now, tstamp))
 		ready = desync_time_max(ready, tstamp);
@@ -369,43 +436,77 @@ static void desync_maybe_mark(struct desync_sched_data *q,
 		q->stat_ce_mark++;
 }
 
-static struct sk_buff *desync_dequeue_skb(struct Qdisc *sch)
+/*
+ * The next packet of the groups, or NULL.  A head packet whose departure
+ * time lies ahead leaves its group for edt_root, so that it delays no
+ * other flow of its group (as fq keeps flows apart).
+ */
+static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
 	struct desync_sched *core = &q->core;
-	struct sk_buff *skb;
-	u64 now, until;
+	struct sk_buff *skb = desync_edt_first(q);
+	u64 ready;
 	u32 idx;
 
-	if (q->bypass_head) {
-		skb = desync_fifo_pop((void **)&q->bypass_head);
-		goto out;
+	if (skb && !desync_time_before(now, ktime_to_ns(skb->tstamp))) {
+		desync_edt_remove(sch, skb);
+		desync_maybe_mark(q, skb, desync_skb_cb(skb)->enq_ns, now);
+		return skb;
 	}
-	if (!sch->q.qlen)
-		return NULL;
 
-	now = ktime_get_ns();
 	desync_wake_due(core, now);
 	for (;;) {
 		struct desync_group *g;
+		u32 segs;
 
 		idx = desync_pick(core);
-		if (idx == DESYNC_NONE) {
-			desync_arm_watchdog(q);
+		if (idx == DESYNC_NONE)
 			return NULL;
-		}
 		g = &core->groups[idx];
-		skb = g->head;
-		if (desync_edt_wait(skb, now, &until)) {
-			desync_throttle(core, idx, until);
+		skb = desync_fifo_pop(&g->head);
+		segs = desync_skb_cb(skb)->segs;
+		ready = desync_ready_time(g, desync_skb_cb(skb)->enq_ns);
+		if (unlikely(desync_edt_future(skb, now))) {
+			desync_remove(core, idx, segs, now);
+			desync_skb_cb(skb)->enq_ns = ready;
+			desync_edt_add(q, skb);
+			q->stat_edt_wait++;
 			continue;
 		}
-		skb = desync_fifo_pop(&g->head);
-		desync_maybe_mark(q, g, skb, now);
-		desync_dequeue(core, idx, qdisc_pkt_len(skb));
-		break;
+		desync_maybe_mark(q, skb, ready, now);
+		desync_dequeue(core, idx, qdisc_pkt_len(skb), segs, now);
+		return skb;
+	}
+}
+
+static struct sk_buff *desync_dequeue_skb(struct Qdisc *sch)
+{
+	struct desync_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+
+	if (!sch->q.qlen)
+		return NULL;
+
+	if (q->bypass_head && q->bypass_credit > 0) {
+		skb = desync_bypass_pop(q);
+		q->bypass_credit -= qdisc_pkt_len(skb);
+		goto out;
+	}
+	skb = desync_dequeue_groups(sch, ktime_get_ns());
+	if (skb) {
+		q->bypass_credit = min_t(s64, DESYNC_BYPASS_BURST,
+					 q->bypass_credit +
+					 DESYNC_BYPASS_SHARE * qdisc_pkt_len(skb));
+	} else if (q->bypass_head) {
+		/* Nothing else may leave: the bypass queue goes uncharged. */
+		skb = desync_bypass_pop(q);
+	} else {
+		desync_arm_watchdog(q);
+		return NULL;
 	}
 out:
+	q->segs -= desync_skb_cb(skb)->segs;
 	qdisc_qstats_backlog_dec(sch, skb);
 	sch->q.qlen--;
 	qdisc_bstats_update(sch, skb);
@@ -414,11 +515,12 @@ out:
 
 /*
  * Take one packet out for a configuration change, ignoring holds and
- * departure times.  Held groups go last: their packets are the youngest
- * burst starts and the ones the hold is protecting.
+ * departure times.  Held groups go last among the groups: their packets
+ * are the youngest burst starts and the ones the hold is protecting.
  */
-static struct sk_buff *desync_steal_one(struct desync_sched_data *q, u64 now)
+static struct sk_buff *desync_steal_one(struct Qdisc *sch, u64 now)
 {
+	struct desync_sched_data *q = qdisc_priv(sch);
 	struct desync_sched *core = &q->core;
 	struct sk_buff *skb;
 	u32 idx = core->rr_head;
@@ -427,11 +529,16 @@ static struct sk_buff *desync_steal_one(struct desync_sched_data *q, u64 now)
 		idx = core->heap[0];
 	if (idx != DESYNC_NONE) {
 		skb = desync_fifo_pop(&core->groups[idx].head);
-		desync_drop(core, idx, now);
+		desync_remove(core, idx, desync_skb_cb(skb)->segs, now);
+		return skb;
+	}
+	skb = desync_edt_first(q);
+	if (skb) {
+		desync_edt_remove(sch, skb);
 		return skb;
 	}
 	if (q->bypass_head)
-		return desync_fifo_pop((void **)&q->bypass_head);
+		return desync_bypass_pop(q);
 	return NULL;
 }
 
@@ -439,12 +546,19 @@ static void desync_purge(struct Qdisc *sch)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
 	struct desync_sched *core = &q->core;
+	struct sk_buff *skb;
 	u32 i;
 
 	if (q->bypass_head)
 		rtnl_kfree_skbs(q->bypass_head, q->bypass_tail);
 	q->bypass_head = NULL;
 	q->bypass_tail = NULL;
+	q->bypass_segs = 0;
+
+	while ((skb = desync_edt_first(q))) {
+		desync_edt_remove(sch, skb);
+		rtnl_kfree_skbs(skb, skb);
+	}
 
 	for (i = 0; i < core->ngroups; i++) {
 		struct desync_group *g = &core->groups[i];
@@ -454,6 +568,7 @@ static void desync_purge(struct Qdisc *sch)
 	}
 	if (core->groups)
 		desync_reset(core);
+	q->segs = 0;
 }
 
 static void desync_reset_qdisc(struct Qdisc *sch)
@@ -475,7 +590,8 @@ static void desync_free_tables(struct desync_group *groups, u32 *heap)
 /*
  * Move every queued packet of the old table into @core's new one, as when
  * 'groups' or 'group_by' change.  Packets of one flow stay in order; held
- * bursts are released, since their group may no longer exist.
+ * bursts are released, since their group may no longer exist.  A packet
+ * that the new configuration bypasses joins the bypass queue.
  */
 static void desync_rehash(struct desync_sched_data *q,
 			  struct desync_sched *old, u64 now)
@@ -490,13 +606,19 @@ static void desync_rehash(struct desync_sched_data *q,
 		while (og->head) {
 			struct sk_buff *skb = desync_fifo_pop(&og->head);
 			struct desync_group *g;
-			bool bypass;
+			struct desync_pkt pk;
 			u32 idx;
 
-			idx = desync_bucket(q, desync_classify(q, skb, &bypass));
+			desync_read_pkt(q, skb, &pk);
+			if (desync_bypass(&q->core, &pk)) {
+				desync_bypass_add(q, skb);
+				continue;
+			}
+			idx = desync_classify(&q->core, &pk);
 			g = &q->core.groups[idx];
 			desync_fifo_add(&g->head, &g->tail, skb);
-			desync_requeue(&q->core, idx, now);
+			desync_requeue(&q->core, idx, now,
+				       desync_skb_cb(skb)->segs);
 		}
 	}
 }
@@ -621,6 +743,8 @@ static void desync_set_params(struct desync_sched_data *q,
 {
 	struct desync_params *p = &q->core.p;
 
+	p->group_by = cfg->group_by;
+	p->bypass_prio = cfg->bypass_prio;
 	p->idle_ns = (u64)cfg->idle_us * NSEC_PER_USEC;
 	p->offset_max_ns = cfg->offset_max_us * NSEC_PER_USEC;
 	p->slots = cfg->slots;
@@ -688,8 +812,10 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cfg.bypass_prio, cfg.bypass_prio);
 	WRITE_ONCE(q->cfg.seed, cfg.seed);
 	WRITE_ONCE(sch->limit, cfg.limit);
-	desync_set_params(q, &cfg, max_t(u32, psched_mtu(qdisc_dev(sch)),
-					 ETH_FRAME_LEN));
+	/* Any MTU up to INT_MAX is accepted: keep the quantum sane. */
+	desync_set_params(q, &cfg, clamp_t(u32, psched_mtu(qdisc_dev(sch)),
+					   DESYNC_QUANTUM_MIN,
+					   DESYNC_QUANTUM_MAX));
 	if (tb[TCA_DESYNC_SEED])
 		desync_seed(&q->core, cfg.seed);
 
@@ -700,14 +826,16 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	desync_apply_params(&q->core, now);
 
-	while (sch->q.qlen > sch->limit) {
-		struct sk_buff *skb = desync_steal_one(q, now);
+	/*
+	 * A packet a parent peeked at waits in sch->gso_skb, out of
+	 * q->segs: it is already on its way and is not trimmed.
+	 */
+	while (q->segs > sch->limit) {
+		struct sk_buff *skb = desync_steal_one(sch, now);
 
-		/* Only a packet a parent peeked at is left: it goes too. */
-		if (!skb)
-			skb = __skb_dequeue(&sch->gso_skb);
 		if (!skb)
 			break;
+		q->segs -= desync_skb_cb(skb)->segs;
 		dropped_pkts++;
 		dropped_bytes += qdisc_pkt_len(skb);
 		qdisc_qstats_backlog_dec(sch, skb);
@@ -716,7 +844,14 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 		q->stat_drop_overlimit++;
 		rtnl_kfree_skbs(skb, skb);
 	}
-	qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
+	if (dropped_pkts)
+		qdisc_tree_reduce_backlog(sch, dropped_pkts, dropped_bytes);
+	/*
+	 * Holds cut short, hold_limit releases and rehashed groups may leave
+	 * now: the watchdog armed for the old schedule would keep them.
+	 */
+	if (sch->q.qlen)
+		qdisc_watchdog_schedule_ns(&q->watchdog, now);
 	sch_tree_unlock(sch);
 
 	if (rehash && old.groups)
@@ -743,6 +878,8 @@ static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 	/* Every host draws on its own: that is what spreads them apart. */
 	cfg->seed = get_random_u64();
 	desync_seed(&q->core, cfg->seed);
+	q->edt_root = RB_ROOT_CACHED;
+	q->bypass_credit = DESYNC_BYPASS_BURST;
 	q->perturbation = get_random_u32();
 	sch->limit = cfg->limit;
 
@@ -811,7 +948,7 @@ static int desync_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.ce_mark = q->stat_ce_mark;
 	st.drop_overlimit = q->stat_drop_overlimit;
 	st.bypass = q->stat_bypass;
-	st.throttled = q->core.st.throttled;
+	st.throttled = q->stat_edt_wait;
 	st.groups_active = q->core.groups_active;
 	st.groups_held = q->core.groups_held;
 	sch_tree_unlock(sch);
@@ -836,6 +973,19 @@ static struct Qdisc_ops desync_qdisc_ops __read_mostly = {
 
 static int __init desync_module_init(void)
 {
+	/* The core spells out the few netlink and kernel values it decides on. */
+	BUILD_BUG_ON(DESYNC_GROUP_BY_DST != TC_DESYNC_GROUP_BY_DST);
+	BUILD_BUG_ON(DESYNC_GROUP_BY_FLOW != TC_DESYNC_GROUP_BY_FLOW);
+	BUILD_BUG_ON(DESYNC_GROUP_BY_MARK != TC_DESYNC_GROUP_BY_MARK);
+	BUILD_BUG_ON(DESYNC_GROUP_BY_PRIO != TC_DESYNC_GROUP_BY_PRIO);
+	BUILD_BUG_ON(DESYNC_BYPASS_PRIO_MAX != TC_DESYNC_BYPASS_PRIO_MAX);
+	BUILD_BUG_ON(DESYNC_SLOT_RANDOM != TC_DESYNC_SLOT_RANDOM);
+	BUILD_BUG_ON(DESYNC_PRIO_MASK != TC_PRIO_MAX);
+	BUILD_BUG_ON(DESYNC_PRIO_CONTROL != TC_PRIO_CONTROL);
+	BUILD_BUG_ON(DESYNC_TCP_FIN != TCPHDR_FIN);
+	BUILD_BUG_ON(DESYNC_TCP_RST != TCPHDR_RST);
+	BUILD_BUG_ON(sizeof(struct desync_group) > 64);
+
 	return register_qdisc(&desync_qdisc_ops);
 }
 

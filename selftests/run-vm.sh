@@ -82,7 +82,8 @@ for k in "${KERNELS[@]}"; do
 	line=$(tr -d '\r' < "$log" | grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -1)
 	if [ -z "$line" ]; then
 		total_fail=$((total_fail + 1))
-		summary+=("$k: no result line (run.sh status $rc) after ${secs}s")
+		why=$(tr -d '\r' < "$log" | grep -E '^run\.sh: guest init failed: ' | tail -1)
+		summary+=("$k: no result line (run.sh status $rc) after ${secs}s${why:+; ${why#run.sh: }}")
 		continue
 	fi
 	read -r p _ f _ s _ <<< "${line//,/}"

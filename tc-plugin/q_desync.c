@@ -33,9 +33,9 @@
 static void explain(void)
 {
 	fprintf(stderr,
-		"Usage: ... desync [ limit PACKETS ] [ group_by {dst|flow|mark|prio} ] [ groups N ]\n"
+		"Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups N ]\n"
 		"                  [ idle TIME ] [ offset_max TIME ] [ slots N ] [ slot {K|random} ]\n"
-		"                  [ seed S ] [ hold_limit PACKETS ] [ ce_threshold TIME ]\n"
+		"                  [ seed S ] [ hold_limit SEGMENTS ] [ ce_threshold TIME ]\n"
 		"                  [ bypass_prio P[,P...] ]\n");
 }
 
@@ -67,15 +67,15 @@ static const struct desync_opt {
 	const char	*hint;
 } desync_opts[] = {
 	{ "limit",	  TCA_DESYNC_LIMIT,	   DESYNC_ARG_U32,
-	  "a number of packets" },
+	  "a number of segments" },
 	{ "group_by",	  TCA_DESYNC_GROUP_BY,  DESYNC_ARG_GROUP_BY,
 	  "dst, flow, mark or prio" },
 	{ "groups",	  TCA_DESYNC_GROUPS,	   DESYNC_ARG_U32,
 	  "a number" },
 	{ "idle",	  TCA_DESYNC_IDLE,	   DESYNC_ARG_TIME,
-	  "a time such as 500us, 2ms or 1s" },
+	  "whole microseconds such as 500us, 2ms or 1s" },
 	{ "offset_max",	  TCA_DESYNC_OFFSET_MAX,   DESYNC_ARG_TIME,
-	  "a time such as 500us, 2ms or 1s" },
+	  "whole microseconds such as 500us, 2ms or 1s" },
 	{ "slots",	  TCA_DESYNC_SLOTS,	   DESYNC_ARG_U32,
 	  "a number" },
 	{ "slot",	  TCA_DESYNC_SLOT,	   DESYNC_ARG_SLOT,
@@ -83,9 +83,9 @@ static const struct desync_opt {
 	{ "seed",	  TCA_DESYNC_SEED,	   DESYNC_ARG_U64,
 	  "a 64-bit number, decimal or 0x hex" },
 	{ "hold_limit",	  TCA_DESYNC_HOLD_LIMIT,   DESYNC_ARG_U32,
-	  "a number of packets" },
+	  "a number of segments" },
 	{ "ce_threshold", TCA_DESYNC_CE_THRESHOLD, DESYNC_ARG_TIME,
-	  "a time such as 500us, 2ms or 1s" },
+	  "whole microseconds such as 500us, 2ms or 1s" },
 	{ "bypass_prio",  TCA_DESYNC_BYPASS_PRIO,  DESYNC_ARG_PRIOS,
 	  "priorities 0..63 separated by commas, or none" },
 };
@@ -138,6 +138,8 @@ static int desync_get_unsigned(__u64 *val, const char *arg, __u64 max)
 static int desync_get_time(__u64 *val, const char *arg)
 {
 	unsigned int us;
+	double bare;
+	char *end;
 	__s64 ns;
 
 	if (!isdigit((unsigned char)arg[0]) &&
@@ -148,6 +150,14 @@ static int desync_get_time(__u64 *val, const char *arg)
 	if (strtod(arg, NULL) > UINT32_MAX)
 		return -1;
 	if (get_time64(&ns, arg) == 0 && ns / 1000 > UINT32_MAX)
+		return -1;
+	/*
+	 * The kernel takes whole microseconds: "500ns" or "1.5us" would
+	 * silently lose their fraction.  A bare number is microseconds.
+	 */
+	bare = strtod(arg, &end);
+	if (*end == '\0' ? bare != (double)(__u64)bare :
+	    get_time64(&ns, arg) == 0 && ns % 1000)
 		return -1;
 
 	if (get_time(&us, arg))
@@ -367,6 +377,7 @@ static void desync_print_prios(__u64 mask)
 static int desync_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
 	struct rtattr *tb[TCA_DESYNC_MAX + 1];
+	char num[24];
 	__u32 v32;
 	__u64 v64;
 
@@ -403,15 +414,22 @@ static int desync_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (desync_get_u32(tb, TCA_DESYNC_SLOTS, &v32))
 		print_uint(PRINT_ANY, "slots", "slots %u ", v32);
 
+	/* One JSON type per key: "slot" is "random" or a number's digits. */
 	if (desync_get_u32(tb, TCA_DESYNC_SLOT, &v32)) {
 		if (v32 == TC_DESYNC_SLOT_RANDOM)
-			print_string(PRINT_ANY, "slot", "slot %s ", "random");
+			snprintf(num, sizeof(num), "random");
 		else
-			print_uint(PRINT_ANY, "slot", "slot %u ", v32);
+			snprintf(num, sizeof(num), "%u", v32);
+		print_string(PRINT_ANY, "slot", "slot %s ", num);
 	}
 
-	if (desync_get_u64(tb, TCA_DESYNC_SEED, &v64))
-		print_lluint(PRINT_ANY, "seed", "seed %llu ", v64);
+	/* A string in JSON: readers with double-precision numbers (most)
+	 * would round a 64-bit seed and reproduce other offsets.
+	 */
+	if (desync_get_u64(tb, TCA_DESYNC_SEED, &v64)) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)v64);
+		print_string(PRINT_ANY, "seed", "seed %s ", num);
+	}
 
 	if (desync_get_u32(tb, TCA_DESYNC_HOLD_LIMIT, &v32))
 		print_uint(PRINT_ANY, "hold_limit", "hold_limit %up ", v32);

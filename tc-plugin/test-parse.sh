@@ -67,9 +67,9 @@ add()
 # --- help -----------------------------------------------------------------
 
 cat > "$TMP/usage" <<'EOF'
-Usage: ... desync [ limit PACKETS ] [ group_by {dst|flow|mark|prio} ] [ groups N ]
+Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups N ]
                   [ idle TIME ] [ offset_max TIME ] [ slots N ] [ slot {K|random} ]
-                  [ seed S ] [ hold_limit PACKETS ] [ ce_threshold TIME ]
+                  [ seed S ] [ hold_limit SEGMENTS ] [ ce_threshold TIME ]
                   [ bypass_prio P[,P...] ]
 EOF
 run_tc qdisc add dev lo root desync help
@@ -97,6 +97,10 @@ bad "idle xyz" 'desync: illegal "idle" value "xyz"' idle xyz
 bad "idle 2 hours" 'desync: illegal "idle" value "2h"' idle 2h
 bad "idle -1ms" 'desync: illegal "idle" value "-1ms"' idle -1ms
 bad "idle inf" 'desync: illegal "idle" value "inf"' idle inf
+bad "idle 500ns rounds to 0" 'desync: illegal "idle" value "500ns"' idle 500ns
+bad "offset_max 1.5us" 'desync: illegal "offset_max" value "1.5us"' offset_max 1.5us
+bad "ce_threshold 999ns" 'desync: illegal "ce_threshold" value "999ns"' ce_threshold 999ns
+bad "idle 2.5 (bare microseconds)" 'desync: illegal "idle" value "2.5"' idle 2.5
 bad "offset_max 5000s overflows u32 us" \
 	'desync: illegal "offset_max" value "5000s"' offset_max 5000s
 bad "ce_threshold 1ns below tc's units" \

@@ -26,7 +26,7 @@ export DESYNC_VM=1 DESYNC_KVER
 
 if ! cd "$DESYNC_CWD"; then
 	# No exit marker: run.sh reports a VM failure.
-	echo "desync-vm: cwd $DESYNC_CWD does not exist in the guest"
+	echo "desync-vm: init: cwd $DESYNC_CWD does not exist in the guest"
 	poweroff_now
 fi
 

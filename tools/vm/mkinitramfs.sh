@@ -39,6 +39,7 @@ install -m 0755 "$VM_DIR/guest-run.sh" "$stage/guest-run.sh"
 # it was built with one; without it init would run with no stdio.
 mknod -m 0600 "$stage/dev/console" c 5 1 2>/dev/null || true
 
+# 9p for the shares, overlay for the guest's root (see guest-init.sh).
 # modprobe knows the dependency order (it changes between 6.1 and 6.12,
 # where virtio_pci is built in and fscache merged into netfs).
 n=10
@@ -50,9 +51,12 @@ while read -r mod; do
 	*) cp "$mod" "$stage/modules/$n-$name" ;;
 	esac
 	n=$((n + 1))
-done < <(modprobe -a -D -d "$root" -S "$kver" virtio_pci 9pnet_virtio 9p |
+done < <(modprobe -a -D -d "$root" -S "$kver" virtio_pci 9pnet_virtio 9p overlay |
 	awk '$1 == "insmod" && !seen[$2]++ { print $2 }')
-[ "$n" -gt 10 ] || die "no 9p modules found for $kver"
+for m in 9p overlay; do
+	[ -n "$(find "$stage/modules" -name "*-$m.ko")" ] ||
+		die "no $m module found for $kver"
+done
 
 # Written beside $out and renamed: concurrent runs may be reading the old one.
 (cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |

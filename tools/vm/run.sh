@@ -22,6 +22,9 @@
 #     2  usage error
 # Inside, DESYNC_VM=1 and DESYNC_KVER are set; /tmp, /run, /var/tmp, /root
 # and /mnt are fresh tmpfs, so CMD cannot rely on host files there.
+# DESYNC_VM_ROOT (default /) is the directory shared as the guest's root.
+# When the guest fails before CMD starts, the last line says why:
+#   run.sh: guest init failed: REASON
 
 set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
@@ -29,7 +32,7 @@ source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
 usage()
 {
-	sed -n '3,24s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,27s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -59,6 +62,9 @@ case $timeout$mem in
 esac
 
 t_start=$EPOCHREALTIME
+
+host_root=${DESYNC_VM_ROOT:-/}
+[ -d "$host_root" ] || die "DESYNC_VM_ROOT $host_root is not a directory"
 
 kver=$(kver_or_fetch "$kernel")
 need_pkgs qemu-system-x86
@@ -129,7 +135,7 @@ qemu=(qemu-system-x86_64
 	-kernel "$kimage"
 	-initrd "$run_dir/initrd"
 	-append "$cmdline"
-	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$host_root,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$REPO_ROOT,mount_tag=repo,security_model=none,multidevs=remap")
 
 echo "$ME: booting $kver: $*" >&2
@@ -191,6 +197,25 @@ secs()
 	printf '%d.%02d' $(((b - a) / 1000000)) $(((b - a) % 1000000 / 10000))
 }
 
+# Why the guest never reached CMD: init's own message, else the kernel's
+# panic, else the first splat, else what qemu did.
+boot_failure()
+{
+	local r
+
+	r=$(sed -n 's/^.*desync-vm: init: //p' "$log" | head -n 1)
+	[ -n "$r" ] || r=$(grep -a -o -m 1 'Kernel panic - not syncing: .*' "$log")
+	[ -n "$r" ] || r=$(printf '%s\n' "$splats" | head -n 1)
+	if [ -z "$r" ]; then
+		case $qemu_rc in
+		124|137) r="no start marker within $timeout s" ;;
+		*) r="qemu exited with status $qemu_rc before the start marker" ;;
+		esac
+	fi
+	printf '%s\n' "$r"
+}
+
+splats=
 rc=$(sed -n "s/^.*desync-vm-exit-$token \([0-9][0-9]*\)\$/\1/p" "$log" | tail -n 1)
 status=
 if ! splats=$("$VM_DIR/scan-log.sh" "$log"); then
@@ -218,4 +243,8 @@ else
 	boot=-
 fi
 echo "$ME: $kver: boot ${boot} s, total $(secs "$t_start" "$t_end") s, status $status, log $log" >&2
+# Said last: it is otherwise buried hundreds of console lines above.
+if [ -z "$t_boot" ] && [ $interrupted -eq 0 ]; then
+	echo "$ME: guest init failed: $(boot_failure)" >&2
+fi
 exit "$status"

@@ -81,16 +81,17 @@ static inline __attribute__((always_inline)) struct pkt *drv_dequeue(u64 now)
 		}
 		g = &s.groups[idx];
 		p = g->head;
-		if (p->tstamp && desync_time_before(now, p->tstamp)) {
-			desync_throttle(&s, idx, p->tstamp);
-			continue;
-		}
 		g->head = p->next;
 		p->next = NULL;
+		/* The glue sets a packet with a future departure time aside. */
+		if (p->tstamp && desync_time_before(now, p->tstamp)) {
+			desync_remove(&s, idx, 1, now);
+			continue;
+		}
 		ready = desync_ready_time(g, p->enq_ns);
 		if (desync_should_mark(&s, now, ready))
 			ce_marks++;
-		desync_dequeue(&s, idx, p->len);
+		desync_dequeue(&s, idx, p->len, 1, now);
 		break;
 	}
 	qlen--;
