@@ -21,8 +21,6 @@
 
 #include <list>
 
-#include <linux/types.h>
-#include "pkt_sched_desync.h"
 
 namespace ns3 {
 
@@ -33,8 +31,10 @@ namespace {
 
 const uint64_t kTimerSlackNs = 10000;	/* DESYNC_TIMER_SLACK_NS */
 const unsigned kHoldSlackShift = 4;	/* DESYNC_HOLD_SLACK_SHIFT */
-const uint8_t kPrioControl = 7;		/* TC_PRIO_CONTROL */
-const uint8_t kPrioMask = 15;		/* TC_PRIO_MAX */
+/* The bypass queue's share of the link and of 'limit', as in the module. */
+const int64_t kBypassShare = 3;		/* DESYNC_BYPASS_SHARE */
+const int64_t kBypassBurst = 64 * 1024;	/* DESYNC_BYPASS_BURST */
+const unsigned kBypassLimitShift = 2;	/* DESYNC_BYPASS_LIMIT_SHIFT */
 
 /* The kernel's jhash stands in for any well-mixed 32-bit hash. */
 uint32_t Mix32(uint64_t v)
@@ -137,7 +137,9 @@ void DesyncQueueDisc::Configure(const DesyncConfig &cfg, uint64_t seed,
 	p->slot = cfg.slot_rank ? rank % cfg.slots : cfg.slot;
 	p->hold_limit = cfg.hold_limit;
 	p->ce_threshold_ns = static_cast<uint64_t>(cfg.ce_threshold_us) * 1000;
-	p->quantum = quantum;
+	p->quantum = std::min(std::max(quantum, DESYNC_QUANTUM_MIN), DESYNC_QUANTUM_MAX);
+	p->group_by = cfg.group_by;
+	p->bypass_prio = cfg.bypass_prio;
 	m_holdSlackNs = std::max<uint64_t>((p->offset_max_ns / p->slots) >>
 					   kHoldSlackShift, kTimerSlackNs);
 	desync_seed(&m_core, seed);
@@ -166,62 +168,44 @@ void DesyncQueueDisc::InitializeParams()
 }
 
 /*
- * The group of a packet and whether it bypasses the holds: the same
- * questions, in the same order, as desync_classify() of the module.
+ * Fill the core's view of a packet, as desync_read_pkt() of the module
+ * does from the skb: priority, destination hash, transport payload and
+ * TCP flags.  The model has no skb marks (mark 0).  Also look up the
+ * sending socket's round trip, which the module reads from skb->sk.
  */
-uint32_t DesyncQueueDisc::Classify(Ptr<QueueDiscItem> item, bool *bypass,
-				   uint64_t *sender_idle) const
+void DesyncQueueDisc::ReadPkt(Ptr<QueueDiscItem> item, struct desync_pkt *pk,
+			      uint64_t *sender_idle) const
 {
 	Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(item);
+	Ptr<Packet> p = item->GetPacket();
 	SocketPriorityTag ptag;
-	uint8_t prio = 0;
-	uint32_t key;
+	TcpHeader th;
 
+	*pk = {};
 	*sender_idle = 0;
-	if (item->GetPacket()->PeekPacketTag(ptag))
-		prio = ptag.GetPriority();
-	*bypass = (prio & kPrioMask) == kPrioControl ||
-		  (prio <= TC_DESYNC_BYPASS_PRIO_MAX &&
-		   ((m_cfg.bypass_prio >> prio) & 1));
-	if (*bypass || !ip)
-		return 0;
+	pk->payload = -1;
+	if (p->PeekPacketTag(ptag))
+		pk->prio = ptag.GetPriority();
+	if (!ip)
+		return;		/* only IPv4 in the model */
 
 	const Ipv4Header &iph = ip->GetHeader();
-	TcpHeader th;
-	uint64_t flow = iph.GetDestination().Get();
+	uint64_t flow = static_cast<uint64_t>(iph.GetDestination().Get()) << 32 |
+			iph.GetSource().Get();
 
-	flow = flow << 32 | iph.GetSource().Get();
-	if (iph.GetProtocol() == 6 &&
-	    item->GetPacket()->PeekHeader(th)) {
-		int32_t payload = static_cast<int32_t>(item->GetPacket()->GetSize()) -
-				  th.GetLength() * 4;
-
-		if (payload == 0) {
-			*bypass = true;
-			return 0;
-		}
-		flow = Mix32(flow) ^ (static_cast<uint64_t>(th.GetSourcePort()) << 16 |
-				     th.GetDestinationPort()) << 32;
+	pk->dst_hash = Mix32(iph.GetDestination().Get() ^
+			     static_cast<uint64_t>(m_perturbation) << 32);
+	pk->has_dst = 1;
+	if (iph.GetProtocol() == 6 && p->PeekHeader(th)) {
+		pk->payload = static_cast<s32>(p->GetSize()) - th.GetLength() * 4;
+		pk->tcp_flags = th.GetFlags();
+		flow ^= static_cast<uint64_t>(th.GetSourcePort()) << 16 |
+			th.GetDestinationPort();
 		if (m_senderIdle)
 			*sender_idle = m_senderIdle(iph, th);
 	}
-
-	switch (m_cfg.group_by) {
-	case TC_DESYNC_GROUP_BY_MARK:
-		key = 0;	/* no marks in the model */
-		return key & (m_core.ngroups - 1);
-	case TC_DESYNC_GROUP_BY_PRIO:
-		return prio & (m_core.ngroups - 1);
-	case TC_DESYNC_GROUP_BY_FLOW:
-		key = Mix32(flow ^ m_perturbation);
-		break;
-	default:
-		key = Mix32(iph.GetDestination().Get() ^
-			    static_cast<uint64_t>(m_perturbation) << 32);
-		break;
-	}
-	/* reciprocal_scale() */
-	return static_cast<uint32_t>((static_cast<uint64_t>(key) * m_core.ngroups) >> 32);
+	if (m_core.p.group_by == DESYNC_GROUP_BY_FLOW)
+		pk->flow_hash = Mix32(Mix32(flow) ^ flow >> 32 ^ m_perturbation);
 }
 
 DesyncQueueDisc::Node *DesyncQueueDisc::NewNode()
@@ -247,20 +231,26 @@ Ptr<QueueDiscItem> DesyncQueueDisc::Take(Node *n)
 	return item;
 }
 
+/* desync_enqueue_skb() of the module. */
 bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
 	uint64_t now = Simulator::Now().GetNanoSeconds();
+	struct desync_pkt pk;
 	uint64_t sender_idle;
-	bool bypass;
-	uint32_t idx;
 	Node *n;
 
-	if (m_qlen >= m_cfg.limit) {
+	if (m_qlen + 1 > m_cfg.limit) {
 		m_dropOverlimit++;
 		DropBeforeEnqueue(item, "overlimit");
 		return false;
 	}
-	idx = Classify(item, &bypass, &sender_idle);
+	ReadPkt(item, &pk, &sender_idle);
+	bool bypass = desync_bypass(&m_core, &pk);
+	if (bypass && m_bypassLen + 1 > m_cfg.limit >> kBypassLimitShift) {
+		m_dropOverlimit++;
+		DropBeforeEnqueue(item, "overlimit");
+		return false;
+	}
 	n = NewNode();
 	if (!m_store->Add(item, &n->pos)) {
 		m_free.push_back(n);
@@ -276,10 +266,12 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 		else
 			m_bypassHead = n;
 		m_bypassTail = n;
+		m_bypassLen++;
 		m_bypassed++;
 		return true;
 	}
 
+	u32 idx = desync_classify(&m_core, &pk);
 	struct desync_group *g = &m_core.groups[idx];
 
 	if (g->head)
@@ -287,34 +279,30 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 	else
 		g->head = n;
 	g->tail = n;
+	/* The sender's round trip only matters at a possible start. */
 	desync_enqueue_sender(&m_core, idx, now,
-			      g->state == DESYNC_IDLE ? sender_idle : 0);
+			      g->state == DESYNC_IDLE ? sender_idle : 0, 1);
 	return true;
 }
 
-Ptr<QueueDiscItem> DesyncQueueDisc::DoDequeue()
+Ptr<QueueDiscItem> DesyncQueueDisc::PopBypass()
 {
-	uint64_t now;
-	u32 idx;
+	Node *n = m_bypassHead;
 
-	if (m_bypassHead) {
-		Node *n = m_bypassHead;
+	m_bypassHead = n->next;
+	if (!m_bypassHead)
+		m_bypassTail = nullptr;
+	m_bypassLen--;
+	return Take(n);
+}
 
-		m_bypassHead = n->next;
-		if (!m_bypassHead)
-			m_bypassTail = nullptr;
-		return Take(n);
-	}
-	if (!m_qlen)
-		return nullptr;
-
-	now = Simulator::Now().GetNanoSeconds();
+/* desync_dequeue_groups() of the module, without EDT (ns-3 has none). */
+Ptr<QueueDiscItem> DesyncQueueDisc::DequeueGroups(uint64_t now)
+{
 	desync_wake_due(&m_core, now);
-	idx = desync_pick(&m_core);
-	if (idx == DESYNC_NONE) {
-		ArmWatchdog(now);
+	u32 idx = desync_pick(&m_core);
+	if (idx == DESYNC_NONE)
 		return nullptr;
-	}
 
 	struct desync_group *g = &m_core.groups[idx];
 	Node *n = static_cast<Node *>(g->head);
@@ -325,11 +313,35 @@ Ptr<QueueDiscItem> DesyncQueueDisc::DoDequeue()
 		g->tail = nullptr;
 	Ptr<QueueDiscItem> item = Take(n);
 
-	if (desync_should_mark(&m_core, now, ready) &&
-	    Mark(item, "ce_threshold"))
+	if (desync_should_mark(&m_core, now, ready) && Mark(item, "ce_threshold"))
 		m_ceMarks++;
-	desync_dequeue(&m_core, idx, item->GetSize());
+	desync_dequeue(&m_core, idx, item->GetSize(), 1, now);
 	return item;
+}
+
+/* desync_dequeue_skb(): the bypass queue first, within its credit. */
+Ptr<QueueDiscItem> DesyncQueueDisc::DoDequeue()
+{
+	uint64_t now = Simulator::Now().GetNanoSeconds();
+	Ptr<QueueDiscItem> item;
+
+	if (!m_qlen)
+		return nullptr;
+	if (m_bypassHead && m_bypassCredit > 0) {
+		item = PopBypass();
+		m_bypassCredit -= item->GetSize();
+		return item;
+	}
+	item = DequeueGroups(now);
+	if (item) {
+		m_bypassCredit = std::min<int64_t>(kBypassBurst, m_bypassCredit +
+						   kBypassShare * item->GetSize());
+		return item;
+	}
+	if (m_bypassHead)
+		return PopBypass();
+	ArmWatchdog(now);
+	return nullptr;
 }
 
 /*

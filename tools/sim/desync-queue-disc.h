@@ -55,8 +55,10 @@ class DesyncQueueDisc : public QueueDisc
 	void InitializeParams() override;
 	void DoDispose() override;
 
-	uint32_t Classify(Ptr<QueueDiscItem> item, bool *bypass,
-			  uint64_t *sender_idle) const;
+	void ReadPkt(Ptr<QueueDiscItem> item, struct desync_pkt *pk,
+		     uint64_t *sender_idle) const;
+	Ptr<QueueDiscItem> PopBypass();
+	Ptr<QueueDiscItem> DequeueGroups(uint64_t now);
 	Node *NewNode();
 	Ptr<QueueDiscItem> Take(Node *n);
 	void ArmWatchdog(uint64_t now);
@@ -76,6 +78,8 @@ class DesyncQueueDisc : public QueueDisc
 	Node *m_bypassHead = nullptr;
 	Node *m_bypassTail = nullptr;
 	uint32_t m_qlen = 0;
+	uint32_t m_bypassLen = 0;
+	int64_t m_bypassCredit = 64 * 1024;
 	EventId m_watchdog;
 
 	uint64_t m_ceMarks = 0;
