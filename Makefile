@@ -10,6 +10,8 @@
 #   make demo            short effectiveness comparison in an emulated cluster
 #   make bench-effect    full effectiveness matrix (long)
 #   make bench-cost      per-packet cost against pfifo, fq_codel and fq
+#   make sim             the ns-3 model tools/sim/desync-sim (installs libns3-dev)
+#   make bench-sim       the scenario matrix in the ns-3 model
 #   make clean
 
 KVER	?= $(shell uname -r)
@@ -53,6 +55,12 @@ bench-effect:
 bench-cost:
 	tools/bench/cost/run.sh
 
+sim:
+	tools/sim/build.sh
+
+bench-sim: sim
+	tools/sim/bench.sh
+
 clean:
 	@if [ -d "$(KDIR)" ]; then \
 		$(MAKE) -C "$(KDIR)" M="$(CURDIR)/sch_desync" clean; \
@@ -60,5 +68,7 @@ clean:
 	$(MAKE) -C tc-plugin clean
 	$(MAKE) -C tools/unit clean
 	$(MAKE) -C tools/probe clean
+	$(MAKE) -C tools/sim clean
 
-.PHONY: all module plugin tools install check demo bench-effect bench-cost clean
+.PHONY: all module plugin tools install check demo bench-effect bench-cost sim \
+	bench-sim clean
