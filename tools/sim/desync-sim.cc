@@ -107,6 +107,8 @@ class Cluster
 	std::unordered_map<uint64_t, uint32_t> m_byPeer;	/* addr:port -> conn */
 	std::unordered_map<Socket *, uint32_t> m_rxConn;
 	std::vector<double> m_fctUs;
+	double m_rateSum = 0, m_rateSq = 0;	/* per-message bytes/us, for Jain */
+	uint64_t m_bytesDone = 0;
 	Ptr<UniformRandomVariable> m_rng;
 	Time m_t0;
 	uint64_t m_rtos = 0;
@@ -448,7 +450,12 @@ void Cluster::MessageDone(Conn &c, const Conn::Msg &m)
 {
 	Job &j = m_jobs[c.job];
 
-	m_fctUs.push_back((Simulator::Now() - m.ready).GetMicroSeconds());
+	double us = (Simulator::Now() - m.ready).GetNanoSeconds() / 1e3;
+
+	m_fctUs.push_back(us);
+	m_rateSum += c.msgBytes / us;
+	m_rateSq += (c.msgBytes / us) * (c.msgBytes / us);
+	m_bytesDone += c.msgBytes;
 	if (--j.remaining)
 		return;
 	j.iterUs.push_back((Simulator::Now() - j.iterStart).GetNanoSeconds() / 1e3);
@@ -598,7 +605,11 @@ void Cluster::Report(double wallS)
 	   << ", \"fct_max_us\": " << Percentile(m_fctUs, 1.0)
 	   << ", \"iter_mean_us\": " << iterMean
 	   << ", \"iter_p99_us\": " << Percentile(iters, 0.99)
-	   << ", \"jct_us\": " << jct << ", \"job_jct_us\": [";
+	   << ", \"jct_us\": " << jct
+	   << ", \"goodput_gbps\": " << std::setprecision(3) << (jct ? m_bytesDone * 8 / jct / 1e3 : 0)
+	   << ", \"jain\": " << std::setprecision(4)
+	   << (m_rateSq ? m_rateSum * m_rateSum / (m_fctUs.size() * m_rateSq) : 0)
+	   << std::setprecision(1) << ", \"job_jct_us\": [";
 	for (size_t i = 0; i < m_jobs.size(); i++)
 		js << (i ? ", " : "")
 		   << ((m_jobs[i].done ? m_jobs[i].end : Simulator::Now()) - m_t0).GetNanoSeconds() / 1e3;
