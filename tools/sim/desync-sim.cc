@@ -652,6 +652,11 @@ void ConfigureTcp(const SimOptions &o)
 	Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(1)));
 	Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(NanoSeconds(o.minRtoNs)));
 	Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MicroSeconds(1)));
+	/*
+	 * The weak end-system model makes every forwarded packet search all
+	 * interfaces of a switch for its address: a ToR pays per port.
+	 */
+	Config::SetDefault("ns3::Ipv4::WeakEsModel", BooleanValue(false));
 	/* Cubic as an ECN-capable Linux host; DCTCP turns ECN on itself. */
 	Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
 }
