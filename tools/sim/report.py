@@ -64,8 +64,9 @@ def ratio_cell(recs, name, q, key):
 def main():
     raw, out = sys.argv[1], sys.argv[2]
     recs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(raw, "*.json")))]
+    recs.sort(key=lambda r: r["row"] if r["row"] != "A" else 99)
     names = []
-    for r in sorted(recs, key=lambda r: r["row"]):
+    for r in recs:
         if r["name"] not in names:
             names.append(r["name"])
     os.makedirs(out, exist_ok=True)
@@ -81,16 +82,18 @@ def main():
         row = [r for r in recs if r["name"] == name]
         rown = row[0]["row"]
         metrics = METRICS + (ROW6 if rown == 6 else [])
+        qdiscs = [q for q in QDISCS if any(r["host_qdisc"] == q for r in row)]
+        qdiscs += sorted({r["host_qdisc"] for r in row} - set(qdiscs))
         lines += [f"## Row {rown}: {name}", "", "`desync-sim " + " ".join(row[0]["args"]) + "`", ""]
-        lines.append("| metric | " + " | ".join(QDISCS) + " | " +
-                     " | ".join(f"{q}/fq_codel" for q in QDISCS if q != "fq_codel") + " |")
-        lines.append("|---" * (1 + 2 * len(QDISCS) - 1) + "|")
+        lines.append("| metric | " + " | ".join(qdiscs) + " | " +
+                     " | ".join(f"{q}/fq_codel" for q in qdiscs if q != "fq_codel") + " |")
+        lines.append("|---" * (1 + 2 * len(qdiscs) - 1) + "|")
         for key, label in metrics:
             cells = []
-            for q in QDISCS:
+            for q in qdiscs:
                 vals = [r[key] for r in row if r["host_qdisc"] == q]
                 cells.append(spread(vals) if vals else "-")
-            for q in QDISCS:
+            for q in qdiscs:
                 if q != "fq_codel":
                     cells.append(ratio_cell(recs, name, q, key))
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -107,7 +110,25 @@ def main():
         lines.append("")
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write("\n".join(lines))
-    plot(recs, names, out)
+    summary(recs, names, out)
+    plot([r for r in recs if r["row"] != "A"], [n for n in names if not n.startswith("A-")], out)
+
+
+def summary(recs, names, out):
+    """One line per scenario and qdisc: the paired ratios to fq_codel."""
+    keys = ["fct_p99_us", "iter_mean_us", "jct_us", "rtos", "drops", "queue_peak_bytes"]
+    lines = ["| scenario | qdisc | p99 FCT | mean iteration | JCT | RTOs | drops | queue peak |",
+             "|---|---|---|---|---|---|---|---|"]
+    for n in names:
+        qs = sorted({r["host_qdisc"] for r in recs if r["name"] == n} - {"fq_codel"},
+                    key=lambda q: (q not in QDISCS, QDISCS.index(q) if q in QDISCS else 0, q))
+        for q in qs:
+            if q == "pfifo":
+                continue
+            cells = [ratio_cell(recs, n, q, k).split(" [")[0] for k in keys]
+            lines.append(f"| {n} | {q} | " + " | ".join(cells) + " |")
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def plot(recs, names, out):
