@@ -50,36 +50,36 @@ ROWS = [
     ("burst-100x15ms", 2, ["--scenario=burst", "--hosts=100", "--hostsPerTor=100",
                            "--spines=1", "--hostRate=10Gbps", "--fabricRate=100Gbps",
                            "--buffer=2MB", "--ecnK=97500", "--msg=187500",
-                           "--compute=5ms", "--iters=2"]),
-    ("burst-1000x2ms", 2, ["--scenario=burst", "--hosts=1000", "--hostsPerTor=250",
-                           "--spines=1", "--hostRate=10Gbps", "--fabricRate=100Gbps",
-                           "--buffer=2MB", "--ecnK=97500", "--msg=2500",
                            "--compute=5ms", "--iters=1"]),
+    ("burst-500x2ms", 2, ["--scenario=burst", "--hosts=500", "--hostsPerTor=250",
+                          "--spines=1", "--hostRate=10Gbps", "--fabricRate=100Gbps",
+                          "--buffer=2MB", "--ecnK=97500", "--msg=5000",
+                           "--compute=5ms", "--iters=1", "--timeLimit=10s"]),
     # 3. Ring and all-to-all across racks, 4:1 oversubscribed uplinks.
     ("ring-32", 3, DC + ["--scenario=ring", "--hosts=32", "--hostsPerTor=8",
-                        "--spines=2", "--fabricRate=100Gbps", "--msg=256KiB", "--iters=2"]),
+                        "--spines=2", "--fabricRate=100Gbps", "--msg=128KiB", "--iters=2"]),
     ("alltoall-32", 3, DC + ["--scenario=alltoall", "--hosts=32", "--hostsPerTor=8",
-                            "--spines=2", "--fabricRate=100Gbps", "--msg=256KiB",
+                            "--spines=2", "--fabricRate=100Gbps", "--msg=128KiB",
                             "--iters=2"]),
     # 4. Jobs sharing ToR uplinks (8:1 oversubscribed).
     ("twojob-2x16", 4, DC + ["--scenario=twojob", "--jobs=2", "--hosts=32",
                             "--hostsPerTor=16", "--spines=2", "--fabricRate=100Gbps",
-                            "--msg=128KiB", "--iters=3"]),
+                            "--msg=128KiB", "--iters=2"]),
     ("twojob-4x8", 4, DC + ["--scenario=twojob", "--jobs=4", "--hosts=32",
                            "--hostsPerTor=16", "--spines=2", "--fabricRate=100Gbps",
-                           "--msg=128KiB", "--iters=3"]),
+                           "--msg=128KiB", "--iters=2"]),
     # 5. No congestion: ring inside one rack, every port carries one flow.
     ("nocong-ring-8", 5, DC + ["--scenario=ring", "--hosts=8", "--hostsPerTor=8",
                               "--msg=128KiB", "--iters=5"]),
     # 6. 40 long flows into one 10G port (the DCTCP paper's setting).
     ("longflows-40", 6, ["--scenario=incast", "--hosts=40", "--hostsPerTor=41",
                          "--hostRate=10Gbps", "--fabricRate=10Gbps", "--buffer=512000",
-                         "--ecnK=97500", "--msg=625000", "--compute=0us", "--iters=1"]),
+                         "--ecnK=97500", "--msg=312500", "--compute=0us", "--iters=1"]),
     # 7. The emulated cluster's own scenario (tools/cluster) at 20 Mbit/s.
     ("emu-16x32k", 7, ["--scenario=incast", "--hosts=16", "--hostsPerTor=17",
                        "--hostRate=20Mbps", "--fabricRate=20Mbps", "--linkDelay=10us",
                        "--buffer=100000", "--ecnK=30000", "--msg=32KiB",
-                       "--compute=20ms", "--jitter=1ms", "--iters=10", "--timeLimit=60s"]),
+                       "--compute=20ms", "--jitter=1ms", "--iters=6", "--timeLimit=60s"]),
 ]
 
 
