@@ -54,6 +54,8 @@
 /* Upper bounds that keep every product and shift below in 64 bits. */
 #define DESYNC_OFFSET_MAX_NS	1000000000U	/* 1 s */
 #define DESYNC_SLOTS_MAX	1024U
+/* Longer bursts say nothing more about the window; keeps spread's product in 64 bits. */
+#define DESYNC_BURST_DUR_MAX_NS	100000000000ULL	/* 100 s */
 /* The DRR quantum comes from the device MTU, which may be absurd. */
 #define DESYNC_QUANTUM_MIN	1514U
 #define DESYNC_QUANTUM_MAX	0x100000U	/* 1 MiB, as sch_fq */
@@ -69,6 +71,25 @@
 #define DESYNC_TCP_FIN		0x01
 #define DESYNC_TCP_RST		0x04
 
+/*
+ * The bypass FIFO goes first, but it is open to any local sender (a
+ * zero-length UDP datagram has no payload), so it may not starve the
+ * groups: while both have packets, it sends at most SHARE bytes for each
+ * byte the groups send, after an initial BURST; it holds at most a
+ * 1 << LIMIT_SHIFT part of 'limit'.
+ */
+#define DESYNC_BYPASS_SHARE	3
+#define DESYNC_BYPASS_BURST	(64 * 1024)
+#define DESYNC_BYPASS_LIMIT_SHIFT 2
+
+/*
+ * Timer precision.  EDT departures get sch_fq's 10 us.  Holds are random
+ * over a slot of the offset window, so ending one a 1/16 of the slot late
+ * changes nothing, while one timer then ends every hold due inside it.
+ */
+#define DESYNC_TIMER_SLACK_NS	10000U
+#define DESYNC_HOLD_SLACK_SHIFT	4
+
 enum desync_state {
 	DESYNC_IDLE,
 	DESYNC_HELD,
@@ -80,10 +101,10 @@ struct desync_group {
 	void		*head;		/* packet FIFO, owned by the caller */
 	void		*tail;
 	u64		last_active_ns;	/* last enqueue or emptying */
-	u64		release_ns;	/* HELD: when due; ACTIVE: when freed */
+	u64		release_ns;	/* HELD: when due; else: when the burst went */
 	s64		credit;		/* DRR deficit in bytes */
 	u32		segs;		/* segments queued, 0 when IDLE */
-	u32		hold_ns;	/* HELD: the offset drawn */
+	u32		hold_ns;	/* HELD: the offset drawn; else: the hold */
 	u32		prev;		/* round-robin list */
 	u32		next;
 	u32		heap_pos;	/* index in the timer heap */
@@ -101,6 +122,7 @@ struct desync_params {
 	u32		hold_limit;		/* segments, >= 1 */
 	u32		quantum;		/* DRR bytes per round */
 	u32		group_by;		/* DESYNC_GROUP_BY_* */
+	u32		spread;			/* of the last burst, in 1/65536 */
 };
 
 /*
@@ -134,6 +156,8 @@ struct desync_sched {
 	u32			rr_tail;
 	u32			groups_active;	/* ACTIVE */
 	u32			groups_held;
+	u32			hold_slack_ns;	/* see desync_set_hold_slack() */
+	s64			bypass_credit;	/* bytes it may still go first */
 	u64			rng;
 	struct desync_params	p;
 	struct desync_core_stats st;
@@ -172,26 +196,76 @@ static inline void desync_seed(struct desync_sched *s, u64 seed)
 }
 
 /*
- * The offset of one burst start.  Without slots it is uniform in
- * [0, offset_max].  With N slots the window [0, offset_max) is cut into
- * N equal slots; the host takes its fixed slot or a random one, plus a
- * uniform jitter inside it, so a cluster can be spread by rank.
+ * The offset of one burst start in a window of @window ns.  Without
+ * slots it is uniform in [0, window].  With N slots the window [0,
+ * window) is cut into N equal slots; the host takes its fixed slot or a
+ * random one, plus a uniform jitter inside it, so a cluster can be spread
+ * by rank.
  */
-static inline u64 desync_draw_offset(struct desync_sched *s)
+static inline u64 desync_draw_offset_in(struct desync_sched *s, u32 window)
 {
 	const struct desync_params *p = &s->p;
 	u32 width, slot;
 
-	if (!p->offset_max_ns)
+	if (!window)
 		return 0;
 	if (p->slots <= 1)
-		return desync_rand_below(&s->rng, (u64)p->offset_max_ns + 1);
+		return desync_rand_below(&s->rng, (u64)window + 1);
 
-	width = p->offset_max_ns / p->slots;
+	width = window / p->slots;
 	slot = p->slot;
 	if (slot == DESYNC_SLOT_RANDOM)
 		slot = desync_rand_below(&s->rng, p->slots);
 	return (u64)slot * width + desync_rand_below(&s->rng, width);
+}
+
+static inline u64 desync_draw_offset(struct desync_sched *s)
+{
+	return desync_draw_offset_in(s, s->p.offset_max_ns);
+}
+
+/* The moment the burst of a group that is not HELD began, hold included. */
+static inline u64 desync_burst_start(const struct desync_group *g)
+{
+	return g->release_ns - g->hold_ns;
+}
+
+/*
+ * The offset window of a burst that starts in group @g.
+ *
+ * Hosts whose bursts meet at one bottleneck share it, so the bursts that
+ * started together end together, when the bottleneck has drained them
+ * all.  The time from the start of a group's previous burst, its hold
+ * included, to the moment it went silent is what the host can see of the
+ * collision it is part of.  Spreading the starts over a part of that time
+ * (spread, in 1/65536) removes the collision of the initial windows,
+ * while a quiet path, whose bursts are short, pays a short hold.  The
+ * hold counts because a host held late ends early: without it, a good
+ * spread would shorten every burst and close the window again.  With the
+ * hold counted, a window w on a drain time D measures max(D, w), so the
+ * window settles at spread x D.  offset_max caps it; a group without
+ * history uses that share of the cap.  With spread 0 the window is
+ * offset_max, fixed.
+ */
+static inline u32 desync_window(const struct desync_sched *s,
+				const struct desync_group *g)
+{
+	const struct desync_params *p = &s->p;
+	u64 dur, w, start;
+
+	if (!p->spread)
+		return p->offset_max_ns;
+	start = desync_burst_start(g);
+	if (!g->seen)
+		dur = p->offset_max_ns;
+	else if (desync_time_before(start, g->last_active_ns))
+		dur = g->last_active_ns - start;
+	else
+		dur = 0;
+	if (dur > DESYNC_BURST_DUR_MAX_NS)
+		dur = DESYNC_BURST_DUR_MAX_NS;
+	w = (dur * p->spread) >> 16;
+	return w < p->offset_max_ns ? (u32)w : p->offset_max_ns;
 }
 
 /* Step marking as DCTCP expects, on the wait since the packet became
@@ -264,6 +338,32 @@ static inline bool desync_bypass(const struct desync_sched *s,
 	if (!(pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST)))
 		return true;
 	return !s->groups[desync_classify(s, pk)].segs;
+}
+
+/* May a bypass packet of @segs segments join @bypass_segs already queued? */
+static inline bool desync_bypass_fits(u32 bypass_segs, u32 segs, u32 limit)
+{
+	return bypass_segs + segs <= limit >> DESYNC_BYPASS_LIMIT_SHIFT;
+}
+
+/* Whether the bypass FIFO, when it has a packet, goes before the groups. */
+static inline bool desync_bypass_ahead(const struct desync_sched *s)
+{
+	return s->bypass_credit > 0;
+}
+
+/* The bypass FIFO sent @len bytes ahead of the groups. */
+static inline void desync_bypass_spent(struct desync_sched *s, u32 len)
+{
+	s->bypass_credit -= len;
+}
+
+/* The groups sent @len bytes: the bypass FIFO earns its share of them. */
+static inline void desync_bypass_earn(struct desync_sched *s, u32 len)
+{
+	s64 c = s->bypass_credit + (s64)DESYNC_BYPASS_SHARE * len;
+
+	s->bypass_credit = c < DESYNC_BYPASS_BURST ? c : DESYNC_BYPASS_BURST;
 }
 
 /* ---- timer heap: HELD groups, earliest release_ns on top ---- */
@@ -404,17 +504,19 @@ static inline void desync_release(struct desync_sched *s, u32 idx, u64 at)
 
 	desync_heap_remove(s, idx);
 	s->groups_held--;
-	s->st.hold_time_ns += at - desync_hold_start(g);
+	g->hold_ns = (u32)(at - desync_hold_start(g));
+	s->st.hold_time_ns += g->hold_ns;
 	desync_activate(s, idx, at);
 }
 
 static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now)
 {
 	struct desync_group *g = &s->groups[idx];
-	u64 offset = desync_draw_offset(s);
+	u64 offset = desync_draw_offset_in(s, desync_window(s, g));
 
 	s->st.bursts++;
 	if (!offset) {
+		g->hold_ns = 0;
 		desync_activate(s, idx, now);
 		return;
 	}
@@ -449,8 +551,8 @@ static inline void desync_enqueue_sender(struct desync_sched *s, u32 idx,
 			idle = sender_idle_ns;
 		if (!g->seen || (s64)(now - g->last_active_ns) >= (s64)idle)
 			desync_start_burst(s, idx, now);
-		else
-			desync_activate(s, idx, now);
+		else	/* the same burst goes on: it began at release_ns */
+			desync_activate(s, idx, g->release_ns);
 	}
 	g->seen = 1;
 	g->last_active_ns = now;
@@ -481,8 +583,10 @@ static inline void desync_requeue(struct desync_sched *s, u32 idx, u64 now,
 {
 	struct desync_group *g = &s->groups[idx];
 
-	if (g->state == DESYNC_IDLE)
+	if (g->state == DESYNC_IDLE) {
+		g->hold_ns = 0;
 		desync_activate(s, idx, now);
+	}
 	g->seen = 1;
 	g->last_active_ns = now;
 	g->segs += segs;
@@ -510,6 +614,41 @@ static inline bool desync_next_wake(const struct desync_sched *s, u64 *when)
 	if (!s->heap_len)
 		return false;
 	*when = s->groups[s->heap[0]].release_ns;
+	return true;
+}
+
+/* Derive the hold slack from the parameters, once when they change. */
+static inline void desync_set_hold_slack(struct desync_sched *s)
+{
+	u32 slack = (s->p.offset_max_ns / s->p.slots) >> DESYNC_HOLD_SLACK_SHIFT;
+
+	s->hold_slack_ns = slack > DESYNC_TIMER_SLACK_NS ? slack :
+			   DESYNC_TIMER_SLACK_NS;
+}
+
+/*
+ * When the timer must fire, as [*start, *end]: after the next hold's due
+ * time within the hold slack, and never later than an EDT departure
+ * (@edt_ns, when @have_edt) allows.  False when nothing waits for time.
+ */
+static inline bool desync_timer_range(const struct desync_sched *s,
+				      bool have_edt, u64 edt_ns,
+				      u64 *start, u64 *end)
+{
+	if (desync_next_wake(s, start)) {
+		*end = *start + s->hold_slack_ns;
+		if (!have_edt)
+			return true;
+		if (desync_time_before(edt_ns, *start))
+			*start = edt_ns;
+		if (desync_time_before(edt_ns + DESYNC_TIMER_SLACK_NS, *end))
+			*end = edt_ns + DESYNC_TIMER_SLACK_NS;
+		return true;
+	}
+	if (!have_edt)
+		return false;
+	*start = edt_ns;
+	*end = edt_ns + DESYNC_TIMER_SLACK_NS;
 	return true;
 }
 
@@ -668,6 +807,7 @@ static inline void desync_reset(struct desync_sched *s)
 	s->rr_tail = DESYNC_NONE;
 	s->groups_active = 0;
 	s->groups_held = 0;
+	s->bypass_credit = DESYNC_BYPASS_BURST;
 }
 
 /* Give the core its tables; both hold @n entries, n >= 1. */

@@ -28,6 +28,7 @@ enum {
 	TCA_DESYNC_CE_THRESHOLD,	/* u32: us since eligible, 0 = off */
 	TCA_DESYNC_BYPASS_PRIO,		/* u64: bitmap of skb priorities 0..63 */
 	TCA_DESYNC_PAD,
+	TCA_DESYNC_SPREAD,		/* u32: % of the last burst, 0 = fixed */
 	__TCA_DESYNC_MAX
 };
 
@@ -43,6 +44,7 @@ enum tc_desync_group_by {
 
 #define TC_DESYNC_SLOT_RANDOM		0xffffffffU
 #define TC_DESYNC_BYPASS_PRIO_MAX	63
+#define TC_DESYNC_SPREAD_MAX		100
 
 struct tc_desync_xstats {
 	__u64	bursts;		/* burst starts detected */

@@ -73,7 +73,8 @@
 #define DESYNC_DEF_LIMIT	10000
 #define DESYNC_DEF_GROUPS	1024
 #define DESYNC_DEF_IDLE_US	2000
-#define DESYNC_DEF_OFFSET_US	1000
+#define DESYNC_DEF_OFFSET_US	20000
+#define DESYNC_DEF_SPREAD	25
 #define DESYNC_DEF_HOLD_LIMIT	256
 #define DESYNC_DEF_CE_US	1000
 
@@ -84,20 +85,6 @@
 
 /* A departure time further ahead than this is a stale or foreign stamp. */
 #define DESYNC_HORIZON_NS	(10ULL * NSEC_PER_SEC)
-#define DESYNC_TIMER_SLACK_NS	(10 * NSEC_PER_USEC)
-/* A hold may end up to 1/16 of a slot late (the slot is offset_max without slots). */
-#define DESYNC_HOLD_SLACK_SHIFT	4
-
-/*
- * The bypass queue goes first, but it is open to any local sender (a
- * zero-length UDP datagram has no payload), so it may not starve the
- * groups: while both have packets, it sends at most SHARE bytes for each
- * byte the groups send, after an initial BURST; it holds at most a
- * 1 << LIMIT_SHIFT part of 'limit'.
- */
-#define DESYNC_BYPASS_SHARE	3
-#define DESYNC_BYPASS_BURST	(64 * 1024)
-#define DESYNC_BYPASS_LIMIT_SHIFT 2
 
 /* Configuration as it crosses netlink: times in microseconds. */
 struct desync_config {
@@ -110,6 +97,7 @@ struct desync_config {
 	u32		slot;
 	u32		hold_limit;
 	u32		ce_threshold_us;
+	u32		spread;		/* percent */
 	u64		bypass_prio;
 	u64		seed;
 };
@@ -118,12 +106,10 @@ struct desync_sched_data {
 	struct desync_sched	core;
 	struct sk_buff		*bypass_head;	/* never held, sent first */
 	struct sk_buff		*bypass_tail;
-	s64			bypass_credit;	/* bytes it may still go first */
 	u32			bypass_segs;
 	u32			segs;		/* queued in total, for 'limit' */
 	struct rb_root_cached	edt_root;	/* waiting for skb->tstamp */
 	u32			perturbation;	/* hash seed of the group table */
-	u64			hold_slack_ns;	/* watchdog slack for holds */
 
 	struct desync_config	cfg;
 
@@ -301,8 +287,8 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 
 	desync_read_pkt(q, skb, &pk);
 	if (desync_bypass(&q->core, &pk)) {
-		if (unlikely(q->bypass_segs + segs >
-			     sch->limit >> DESYNC_BYPASS_LIMIT_SHIFT))
+		if (unlikely(!desync_bypass_fits(q->bypass_segs, segs,
+						 sch->limit)))
 			goto drop;
 		desync_skb_cb(skb)->enq_ns = ktime_get_ns();
 		desync_skb_cb(skb)->segs = segs;
@@ -373,32 +359,17 @@ static void desync_edt_remove(struct Qdisc *sch, struct sk_buff *skb)
 
 /*
  * Arm the watchdog for the earliest of the next hold release and the next
- * departure time.  EDT departures get fq's precision.  Holds are random
- * over a slot of the offset window, so ending one a small part of the
- * slot late changes nothing, while one timer then ends every hold due
- * inside the slack; but never at the cost of a departure due inside it.
+ * departure time, within the precision each asks for.
  */
 static void desync_arm_watchdog(struct desync_sched_data *q)
 {
 	struct hrtimer *timer = &q->watchdog.timer;
 	struct sk_buff *edt = desync_edt_first(q);
-	u64 start, end, hard, t;
+	u64 start, end, hard;
 
-	if (desync_next_wake(&q->core, &start)) {
-		end = start + q->hold_slack_ns;
-		if (edt) {
-			t = ktime_to_ns(edt->tstamp);
-			if (desync_time_before(t, start))
-				start = t;
-			if (desync_time_before(t + DESYNC_TIMER_SLACK_NS, end))
-				end = t + DESYNC_TIMER_SLACK_NS;
-		}
-	} else if (edt) {
-		start = ktime_to_ns(edt->tstamp);
-		end = start + DESYNC_TIMER_SLACK_NS;
-	} else {
+	if (!desync_timer_range(&q->core, edt, edt ? ktime_to_ns(edt->tstamp) : 0,
+				&start, &end))
 		return;
-	}
 	/*
 	 * A timer that already fires inside [start, end] will do.
 	 * Re-arming it for each new top of the heap, as every burst start
@@ -445,15 +416,9 @@ static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
 	struct desync_sched *core = &q->core;
-	struct sk_buff *skb = desync_edt_first(q);
+	struct sk_buff *skb;
 	u64 ready;
 	u32 idx;
-
-	if (skb && !desync_time_before(now, ktime_to_ns(skb->tstamp))) {
-		desync_edt_remove(sch, skb);
-		desync_maybe_mark(q, skb, desync_skb_cb(skb)->enq_ns, now);
-		return skb;
-	}
 
 	desync_wake_due(core, now);
 	for (;;) {
@@ -480,28 +445,51 @@ static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 	}
 }
 
-static struct sk_buff *desync_dequeue_skb(struct Qdisc *sch)
+/*
+ * The next packet that goes ahead of the groups' round robin: the bypass
+ * FIFO's head, else a packet whose departure time has come.  Both share
+ * one credit against the groups, since both are open to any local user.
+ */
+static struct sk_buff *desync_dequeue_ahead(struct Qdisc *sch, u64 now)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb;
 
+	if (q->bypass_head)
+		return desync_bypass_pop(q);
+	skb = desync_edt_first(q);
+	if (!skb || desync_time_before(now, ktime_to_ns(skb->tstamp)))
+		return NULL;
+	desync_edt_remove(sch, skb);
+	desync_maybe_mark(q, skb, desync_skb_cb(skb)->enq_ns, now);
+	return skb;
+}
+
+static struct sk_buff *desync_dequeue_skb(struct Qdisc *sch)
+{
+	struct desync_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+	u64 now;
+
 	if (!sch->q.qlen)
 		return NULL;
 
-	if (q->bypass_head && q->bypass_credit > 0) {
-		skb = desync_bypass_pop(q);
-		q->bypass_credit -= qdisc_pkt_len(skb);
+	now = ktime_get_ns();
+	if (desync_bypass_ahead(&q->core)) {
+		skb = desync_dequeue_ahead(sch, now);
+		if (skb) {
+			desync_bypass_spent(&q->core, qdisc_pkt_len(skb));
+			goto out;
+		}
+	}
+	skb = desync_dequeue_groups(sch, now);
+	if (skb) {
+		desync_bypass_earn(&q->core, qdisc_pkt_len(skb));
 		goto out;
 	}
-	skb = desync_dequeue_groups(sch, ktime_get_ns());
-	if (skb) {
-		q->bypass_credit = min_t(s64, DESYNC_BYPASS_BURST,
-					 q->bypass_credit +
-					 DESYNC_BYPASS_SHARE * qdisc_pkt_len(skb));
-	} else if (q->bypass_head) {
-		/* Nothing else may leave: the bypass queue goes uncharged. */
-		skb = desync_bypass_pop(q);
-	} else {
+	/* No group may send: what goes ahead goes uncharged. */
+	skb = desync_dequeue_ahead(sch, now);
+	if (!skb) {
 		desync_arm_watchdog(q);
 		return NULL;
 	}
@@ -635,6 +623,7 @@ static const struct nla_policy desync_policy[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_HOLD_LIMIT]		= { .type = NLA_U32 },
 	[TCA_DESYNC_CE_THRESHOLD]	= { .type = NLA_U32 },
 	[TCA_DESYNC_BYPASS_PRIO]	= { .type = NLA_U64 },
+	[TCA_DESYNC_SPREAD]		= { .type = NLA_U32 },
 };
 
 /* True when @attr is present and its u32 lies outside [min, max]. */
@@ -706,6 +695,12 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 		return -EINVAL;
 	}
 
+	if (desync_out_of_range(tb[TCA_DESYNC_SPREAD], 0, TC_DESYNC_SPREAD_MAX)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_SPREAD],
+				    "desync: spread must be 0..100 percent");
+		return -EINVAL;
+	}
+
 	desync_get_u32(tb[TCA_DESYNC_LIMIT], &cfg->limit);
 	desync_get_u32(tb[TCA_DESYNC_GROUP_BY], &cfg->group_by);
 	desync_get_u32(tb[TCA_DESYNC_GROUPS], &cfg->groups);
@@ -715,6 +710,7 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 	desync_get_u32(tb[TCA_DESYNC_SLOT], &cfg->slot);
 	desync_get_u32(tb[TCA_DESYNC_HOLD_LIMIT], &cfg->hold_limit);
 	desync_get_u32(tb[TCA_DESYNC_CE_THRESHOLD], &cfg->ce_threshold_us);
+	desync_get_u32(tb[TCA_DESYNC_SPREAD], &cfg->spread);
 	if (tb[TCA_DESYNC_SEED])
 		cfg->seed = nla_get_u64(tb[TCA_DESYNC_SEED]);
 	if (tb[TCA_DESYNC_BYPASS_PRIO])
@@ -751,11 +747,10 @@ static void desync_set_params(struct desync_sched_data *q,
 	p->slot = cfg->slot;
 	p->hold_limit = cfg->hold_limit;
 	p->ce_threshold_ns = (u64)cfg->ce_threshold_us * NSEC_PER_USEC;
+	p->spread = DIV_ROUND_UP(cfg->spread << 16, 100);
 	p->quantum = quantum;
 	/* Derived once here, not each time the watchdog is armed. */
-	q->hold_slack_ns = max_t(u64, (p->offset_max_ns / p->slots) >>
-				 DESYNC_HOLD_SLACK_SHIFT,
-				 DESYNC_TIMER_SLACK_NS);
+	desync_set_hold_slack(&q->core);
 }
 
 static int desync_change(struct Qdisc *sch, struct nlattr *opt,
@@ -809,6 +804,7 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cfg.slot, cfg.slot);
 	WRITE_ONCE(q->cfg.hold_limit, cfg.hold_limit);
 	WRITE_ONCE(q->cfg.ce_threshold_us, cfg.ce_threshold_us);
+	WRITE_ONCE(q->cfg.spread, cfg.spread);
 	WRITE_ONCE(q->cfg.bypass_prio, cfg.bypass_prio);
 	WRITE_ONCE(q->cfg.seed, cfg.seed);
 	WRITE_ONCE(sch->limit, cfg.limit);
@@ -874,12 +870,12 @@ static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 	cfg->slot = TC_DESYNC_SLOT_RANDOM;
 	cfg->hold_limit = DESYNC_DEF_HOLD_LIMIT;
 	cfg->ce_threshold_us = DESYNC_DEF_CE_US;
+	cfg->spread = DESYNC_DEF_SPREAD;
 	cfg->bypass_prio = 0;
 	/* Every host draws on its own: that is what spreads them apart. */
 	cfg->seed = get_random_u64();
 	desync_seed(&q->core, cfg->seed);
 	q->edt_root = RB_ROOT_CACHED;
-	q->bypass_credit = DESYNC_BYPASS_BURST;
 	q->perturbation = get_random_u32();
 	sch->limit = cfg->limit;
 
@@ -925,7 +921,8 @@ static int desync_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_DESYNC_CE_THRESHOLD,
 			READ_ONCE(q->cfg.ce_threshold_us)) ||
 	    nla_put_u64_64bit(skb, TCA_DESYNC_BYPASS_PRIO,
-			      READ_ONCE(q->cfg.bypass_prio), TCA_DESYNC_PAD))
+			      READ_ONCE(q->cfg.bypass_prio), TCA_DESYNC_PAD) ||
+	    nla_put_u32(skb, TCA_DESYNC_SPREAD, READ_ONCE(q->cfg.spread)))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

@@ -52,20 +52,24 @@ ALL_TESTS="
 	change_limit_backlog
 	hold_limit_early_release
 	edt_honoured
-	del_while_held
-	change_under_traffic
-	netns_teardown_unload
 "
 # shellcheck source=selftests/desync_defects.sh
 source "$(dirname "$(readlink -f "$0")")/desync_defects.sh"
-# kernel_log_clean stays last: it reads what every test left in the log.
-ALL_TESTS+="$DEFECT_TESTS kernel_log_clean"
+# netns_teardown_unload takes the namespaces down; kernel_log_clean reads
+# what every test left in the log.
+ALL_TESTS+="$DEFECT_TESTS
+	del_while_held
+	change_under_traffic
+	netns_teardown_unload
+	kernel_log_clean
+"
 
 # Tests whose assertions are timing windows; they may be retried once.
 RETRY_TESTS="hold_after_idle hold_ipv6 groups_independent seed_reproducible slot_bounds"
 RETRY_TESTS+=" bypass_zero_len_udp bypass_prio ce_mark_threshold ce_hold_excluded"
 RETRY_TESTS+=" hold_limit_early_release edt_honoured"
 RETRY_TESTS+=" edt_hold_slack edt_per_flow bypass_flood_shared idle_from_emptying"
+RETRY_TESTS+=" change_releases_at_once"
 
 REPO=$(dirname "$(dirname "$(readlink -f "$0")")")
 PROBE=$REPO/tools/probe/desync-probe
@@ -91,7 +95,7 @@ B6=2001:db8:1::2
 KMSG_MARK="desync-selftest-start-$$"
 # Every burst start under these waits 750ms..1s: long enough to act on
 # held groups from the shell.
-HELD_OPTS=(offset_max 1s slots 4 slot 3)
+HELD_OPTS=(offset_max 1s spread 0 slots 4 slot 3)
 REF_OPTS=
 FEEDER=
 
@@ -503,7 +507,7 @@ cleanup()
 
 # ---------------------------------------------------------------- tests
 
-DESYNC_OPTS="limit group_by groups idle offset_max slots slot seed hold_limit ce_threshold bypass_prio"
+DESYNC_OPTS="limit group_by groups idle offset_max slots slot seed hold_limit ce_threshold spread bypass_prio"
 DESYNC_XSTATS="bursts held hold_time early_release ce_mark drop_overlimit bypass throttled groups_active groups_held"
 
 test_load_module()
@@ -533,7 +537,8 @@ test_qdisc_defaults()
 	assert_eq "group_by" "${SNAP[desync:opt.group_by]}" dst
 	assert_eq "groups" "${SNAP[desync:opt.groups]}" 1024
 	assert_eq "idle" "${SNAP[desync:opt.idle]}" 2000
-	assert_eq "offset_max" "${SNAP[desync:opt.offset_max]}" 1000
+	assert_eq "offset_max" "${SNAP[desync:opt.offset_max]}" 20000
+	assert_eq "spread" "${SNAP[desync:opt.spread]}" 25
 	assert_eq "slots" "${SNAP[desync:opt.slots]}" 1
 	assert_eq "slot" "${SNAP[desync:opt.slot]}" random
 	assert_eq "hold_limit" "${SNAP[desync:opt.hold_limit]}" 256
@@ -561,7 +566,7 @@ test_qdisc_all_options()
 
 	tcok qdisc add dev "$DEV" root handle 2: desync limit 5000 group_by flow \
 		groups 256 idle 5ms offset_max 20ms slots 4 slot 2 seed 42 \
-		hold_limit 100 ce_threshold 3ms bypass_prio 1,3,5 || return
+		hold_limit 100 ce_threshold 3ms spread 40 bypass_prio 1,3,5 || return
 	snap
 	assert_eq "limit" "${SNAP[desync:opt.limit]}" 5000
 	assert_eq "group_by" "${SNAP[desync:opt.group_by]}" flow
@@ -574,11 +579,12 @@ test_qdisc_all_options()
 	assert_eq "hold_limit" "${SNAP[desync:opt.hold_limit]}" 100
 	assert_eq "ce_threshold" "${SNAP[desync:opt.ce_threshold]}" 3000
 	assert_eq "bypass_prio" "${SNAP[desync:opt.bypass_prio]}" 1,3,5
+	assert_eq "spread" "${SNAP[desync:opt.spread]}" 40
 
 	txt=$(tca -d qdisc show dev "$DEV")
 	for pat in "limit 5000p" "group_by flow" "groups 256" "idle 5ms" \
 		   "offset_max 20ms" "slots 4" "slot 2" "seed 42" "hold_limit 100p" \
-		   "ce_threshold 3ms" "bypass_prio 1,3,5"; do
+		   "ce_threshold 3ms" "spread 40%" "bypass_prio 1,3,5"; do
 		[[ $txt == *"$pat"* ]] || fail "tc -d show lacks '$pat': $txt"
 	done
 
@@ -643,7 +649,7 @@ test_qdisc_replace()
 	assert_eq "handle" "${SNAP[desync:handle]}" "5:"
 	assert_eq "limit" "${SNAP[desync:opt.limit]}" 300
 	assert_eq "hold_limit" "${SNAP[desync:opt.hold_limit]}" 30
-	assert_eq "offset_max back to default" "${SNAP[desync:opt.offset_max]}" 1000
+	assert_eq "offset_max back to default" "${SNAP[desync:opt.offset_max]}" 20000
 }
 
 test_qdisc_delete()
@@ -706,6 +712,7 @@ test_bad_input_tc()
 	expect_reject_tc 0 bypass_prio 64
 	expect_reject_tc 0 slot soon
 	expect_reject_tc 0 offset_max -1ms
+	expect_reject_tc 0 spread 101
 
 	# A rejected add leaves no qdisc behind.
 	tca qdisc del dev "$DEV" root
@@ -765,6 +772,7 @@ test_bad_input_netlink()
 	expect_reject_nl offset_max=4294967295
 	expect_reject_nl idle=10000001
 	expect_reject_nl ce_threshold=1000001
+	expect_reject_nl spread=101
 	expect_reject_nl u8:1=5			# limit one byte long
 	expect_reject_nl u32:8=5		# seed four bytes long
 	# Valid first attribute, invalid later one: nothing may be half-applied.
@@ -779,7 +787,7 @@ test_hold_after_idle()
 	# idle well above the 5ms packet spacing, so emulator stalls do not
 	# split a burst; bursts longer than offset_max so the tail of each
 	# burst is sent after its release and must not be held again.
-	tcok qdisc add dev "$DEV" root desync idle 50ms offset_max 100ms || return
+	tcok qdisc add dev "$DEV" root desync idle 50ms offset_max 100ms spread 0 || return
 	snap
 	b0=${SNAP[desync:bursts]}
 	recv_start "$out" -l 0.0.0.0 -c $((n * k)) -q 2s -t 30s
@@ -836,7 +844,7 @@ test_hold_ipv6()
 {
 	local out=$TMPD/hold6 b0 b1 n=4 holds=()
 
-	tcok qdisc add dev "$DEV6" root desync idle 50ms offset_max 100ms slots 2 slot 1 || return
+	tcok qdisc add dev "$DEV6" root desync idle 50ms offset_max 100ms spread 0 slots 2 slot 1 || return
 	snap "$DEV6"
 	b0=${SNAP[desync:bursts]}
 	recv_start "$out" -l :: -c $((n * 3)) -q 2s -t 30s
@@ -861,7 +869,7 @@ test_groups_independent()
 	# not wait for another group's hold.  idle is long and the senders sit
 	# on different CPUs: a sender descheduled for idle would rightly start
 	# a new, held burst of its own.
-	tcok qdisc add dev "$DEV" root desync idle 150ms offset_max 400ms slots 2 slot 1 || return
+	tcok qdisc add dev "$DEV" root desync idle 150ms offset_max 400ms spread 0 slots 2 slot 1 || return
 	recv_start "$out" -l 0.0.0.0 -v -c 265 -q 2s -t 30s
 	taskset -c 0 ip netns exec "$NS_A" "$PROBE" send -d 192.0.2.3 -S 0 -n 1 -k 260 -i 5ms \
 		-s 200 -v > "$out.tx0" &
@@ -935,7 +943,7 @@ test_group_by_modes()
 seed_run()	# SEED OUT
 {
 	tca qdisc del dev "$DEV" root 2>/dev/null
-	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 300ms seed "$1" || return 1
+	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 300ms spread 0 seed "$1" || return 1
 	recv_start "$2" -l 0.0.0.0 -c 8 -q 2s -t 30s
 	# The silence between bursts exceeds offset_max + idle, so each burst
 	# finds its group empty and idle.
@@ -995,7 +1003,7 @@ slot_holds_within()
 test_slot_bounds()
 {
 	# offset_max 200ms in 4 slots: slot 3 is [150, 200), slot 0 [0, 50).
-	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 200ms slots 4 slot 3 || return
+	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 200ms spread 0 slots 4 slot 3 || return
 	slot_holds_within 3 150000 200000
 
 	tcok qdisc change dev "$DEV" root desync slot 0
@@ -1007,7 +1015,7 @@ test_bypass_pure_ack()
 	local out=$TMPD/ack pid b
 
 	# NS_A only receives: all it transmits is SYN-ACK, ACKs and FIN.
-	tcok qdisc add dev "$DEV" root desync offset_max 100ms || return
+	tcok qdisc add dev "$DEV" root desync offset_max 100ms spread 0 || return
 	rm -f "$TMPD/ready"
 	timeout 60 ip netns exec "$NS_A" "$PROBE" tcp-sink -l 0.0.0.0 -p 9001 -t 40s \
 		-r "$TMPD/ready" > "$out" 2>&1 &
@@ -1050,8 +1058,8 @@ test_bypass_zero_len_udp()
 {
 	local out=$TMPD/zero n=10
 
-	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 300ms slots 2 slot 1 || return
-	tcok qdisc add dev "$DEV6" root desync idle 10ms offset_max 300ms slots 2 slot 1
+	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 300ms spread 0 slots 2 slot 1 || return
+	tcok qdisc add dev "$DEV6" root desync idle 10ms offset_max 300ms spread 0 slots 2 slot 1
 	recv_start "$out" -l 0.0.0.0 -v -c $n -q 2s -t 30s
 	psend -d "$B4" -n $n -k 1 -g 30ms -s 0 -v > "$out.tx"
 	recv_wait
@@ -1077,7 +1085,7 @@ test_bypass_prio()
 {
 	local out=$TMPD/prio p b d
 
-	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 300ms slots 2 slot 1 \
+	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 300ms spread 0 slots 2 slot 1 \
 		bypass_prio 3,5 || return
 	for p in 3 5 7; do
 		snap
@@ -1176,7 +1184,7 @@ test_ce_hold_excluded()
 	local out=$TMPD/cehold holds=()
 
 	# Held 100..200ms, far above a 20ms threshold: the hold is no queueing.
-	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 200ms slots 2 slot 1 \
+	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 200ms spread 0 slots 2 slot 1 \
 		ce_threshold 20ms || return
 	recv_start "$out" -l 0.0.0.0 -c 15 -q 2s -t 30s
 	psend -d "$B4" -n 3 -k 5 -i 2ms -g 250ms -s 200 -T 2 > /dev/null
@@ -1259,7 +1267,7 @@ test_change_limit_backlog()
 	snap
 	q2=${SNAP[desync:qlen]}
 	d=${SNAP[desync:drops]}
-	sent=$((SNAP[tbf:packets] - sent))
+	sent=$(( ${SNAP[tbf:packets]} - sent ))
 	note "qlen $q1 before the change, $q2 after, $d dropped, $sent sent meanwhile"
 	assert_cmp "backlog before the change" "$q1" -gt 60
 	# Every packet is accounted for, however many left between the reads.
@@ -1288,7 +1296,7 @@ test_hold_limit_early_release()
 
 	# A long idle keeps the packets after the early release in their
 	# burst even if the sender is descheduled between them.
-	tcok qdisc add dev "$DEV" root desync idle 500ms offset_max 1s slots 2 slot 1 \
+	tcok qdisc add dev "$DEV" root desync idle 500ms offset_max 1s spread 0 slots 2 slot 1 \
 		hold_limit 10 || return
 	# Control: a burst below hold_limit waits its 500ms..1s.
 	recv_start "$out" -l 0.0.0.0 -c 5 -q 2s -t 30s

@@ -36,7 +36,7 @@ static void explain(void)
 		"Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups N ]\n"
 		"                  [ idle TIME ] [ offset_max TIME ] [ slots N ] [ slot {K|random} ]\n"
 		"                  [ seed S ] [ hold_limit SEGMENTS ] [ ce_threshold TIME ]\n"
-		"                  [ bypass_prio P[,P...] ]\n");
+		"                  [ spread PERCENT ] [ bypass_prio P[,P...] ]\n");
 }
 
 /* Indexed by enum tc_desync_group_by */
@@ -54,6 +54,7 @@ enum desync_arg {
 	DESYNC_ARG_GROUP_BY,	/* a name of desync_group_by_names */
 	DESYNC_ARG_SLOT,	/* a number or "random" */
 	DESYNC_ARG_PRIOS,	/* P[,P...] or "none", sent as a bitmap */
+	DESYNC_ARG_PERCENT,	/* N or N%, 0..100 */
 };
 
 /*
@@ -86,6 +87,8 @@ static const struct desync_opt {
 	  "a number of segments" },
 	{ "ce_threshold", TCA_DESYNC_CE_THRESHOLD, DESYNC_ARG_TIME,
 	  "whole microseconds such as 500us, 2ms or 1s" },
+	{ "spread",	  TCA_DESYNC_SPREAD,	   DESYNC_ARG_PERCENT,
+	  "a percentage 0..100 such as 25 or 25%" },
 	{ "bypass_prio",  TCA_DESYNC_BYPASS_PRIO,  DESYNC_ARG_PRIOS,
 	  "priorities 0..63 separated by commas, or none" },
 };
@@ -166,6 +169,23 @@ static int desync_get_time(__u64 *val, const char *arg)
 	return 0;
 }
 
+/* "25" or "25%"; the kernel checks the bound too, this gives the hint. */
+static int desync_get_percent(__u64 *val, const char *arg)
+{
+	char num[8];
+	size_t len = strlen(arg);
+
+	if (len && arg[len - 1] == '%')
+		len--;
+	if (!len || len >= sizeof(num))
+		return -1;
+	memcpy(num, arg, len);
+	num[len] = '\0';
+	if (!isdigit((unsigned char)num[0]))
+		return -1;
+	return desync_get_unsigned(val, num, 100);
+}
+
 static int desync_get_group_by(__u64 *val, const char *arg)
 {
 	unsigned int i;
@@ -234,6 +254,8 @@ static int desync_parse_arg(const struct desync_opt *opt, const char *arg,
 		return desync_get_unsigned(val, arg, UINT32_MAX);
 	case DESYNC_ARG_PRIOS:
 		return desync_get_prios(val, arg);
+	case DESYNC_ARG_PERCENT:
+		return desync_get_percent(val, arg);
 	}
 	return -1;
 }
@@ -435,6 +457,9 @@ static int desync_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_uint(PRINT_ANY, "hold_limit", "hold_limit %up ", v32);
 
 	desync_print_time(tb, TCA_DESYNC_CE_THRESHOLD, "ce_threshold");
+
+	if (desync_get_u32(tb, TCA_DESYNC_SPREAD, &v32))
+		print_uint(PRINT_ANY, "spread", "spread %u%% ", v32);
 
 	if (desync_get_u64(tb, TCA_DESYNC_BYPASS_PRIO, &v64))
 		desync_print_prios(v64);

@@ -70,7 +70,7 @@ cat > "$TMP/usage" <<'EOF'
 Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups N ]
                   [ idle TIME ] [ offset_max TIME ] [ slots N ] [ slot {K|random} ]
                   [ seed S ] [ hold_limit SEGMENTS ] [ ce_threshold TIME ]
-                  [ bypass_prio P[,P...] ]
+                  [ spread PERCENT ] [ bypass_prio P[,P...] ]
 EOF
 run_tc qdisc add dev lo root desync help
 if [ "$rc" -ne 0 ] && [ ! -s "$TMP/cap" ] && cmp -s "$TMP/usage" "$TMP/err"; then
@@ -101,6 +101,10 @@ bad "idle 500ns rounds to 0" 'desync: illegal "idle" value "500ns"' idle 500ns
 bad "offset_max 1.5us" 'desync: illegal "offset_max" value "1.5us"' offset_max 1.5us
 bad "ce_threshold 999ns" 'desync: illegal "ce_threshold" value "999ns"' ce_threshold 999ns
 bad "idle 2.5 (bare microseconds)" 'desync: illegal "idle" value "2.5"' idle 2.5
+bad "spread 101" 'desync: illegal "spread" value "101"' spread 101
+bad "spread -1" 'desync: illegal "spread" value "-1"' spread -1
+bad "spread %" 'desync: illegal "spread" value "%"' spread %
+bad "spread 25x" 'desync: illegal "spread" value "25x"' spread 25x
 bad "offset_max 5000s overflows u32 us" \
 	'desync: illegal "offset_max" value "5000s"' offset_max 5000s
 bad "ce_threshold 1ns below tc's units" \
@@ -134,8 +138,8 @@ add "limit alone" "limit=100" limit 100
 add "limit in hex" "limit=255" limit 0xff
 add "leading zero is decimal" "limit=10" limit 010
 add "every option" \
-	"limit=10000 group_by=1 groups=1024 idle=2000 offset_max=1000 slots=8 slot=3 seed=0x123456789abcdef0 hold_limit=256 ce_threshold=500 bypass_prio=0x8000000000000028" \
-	bypass_prio 3,5,63 ce_threshold 500us hold_limit 256 \
+	"limit=10000 group_by=1 groups=1024 idle=2000 offset_max=1000 slots=8 slot=3 seed=0x123456789abcdef0 hold_limit=256 ce_threshold=500 bypass_prio=0x8000000000000028 spread=40" \
+	spread 40% bypass_prio 3,5,63 ce_threshold 500us hold_limit 256 \
 	seed 0x123456789abcdef0 slot 3 slots 8 offset_max 1ms idle 2ms \
 	groups 1024 group_by flow limit 10000
 add "group_by dst" "group_by=0" group_by dst
@@ -151,6 +155,8 @@ add "idle 1.5ms" "idle=1500" idle 1.5ms
 add "offset_max 4294s (largest whole seconds)" "offset_max=4294000000" \
 	offset_max 4294s
 add "ce_threshold 0 (off)" "ce_threshold=0" ce_threshold 0
+add "spread 0 (a fixed window)" "spread=0" spread 0
+add "spread 100%" "spread=100" spread 100%
 add "seed decimal u64 max" "seed=0xffffffffffffffff" seed 18446744073709551615
 add "seed 0" "seed=0x0" seed 0
 add "bypass_prio none" "bypass_prio=0x0" bypass_prio none

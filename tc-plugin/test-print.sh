@@ -74,17 +74,17 @@ XS_ALL="xstats=1,2,3000,4,5,6,7,8,9,10"
 
 # --- the example of the documentation ------------------------------------
 
-dump limit=10000 group_by=0 groups=1024 idle=2000 offset_max=1000 slots=1 \
+dump limit=10000 group_by=0 groups=1024 idle=2000 offset_max=20000 slots=1 \
 	slot=0xffffffff seed=123 hold_limit=256 ce_threshold=1000 \
-	bypass_prio=0x28 "$XS_ALL"
+	bypass_prio=0x28 spread=25 "$XS_ALL"
 text "options as text" 1 \
-	"$HEAD limit 10000p group_by dst groups 1024 idle 2ms offset_max 1ms slots 1 slot random seed 123 hold_limit 256p ce_threshold 1ms bypass_prio 3,5 "
+	"$HEAD limit 10000p group_by dst groups 1024 idle 2ms offset_max 20ms slots 1 slot random seed 123 hold_limit 256p ce_threshold 1ms spread 25% bypass_prio 3,5 "
 text "xstats as text" 4 \
 	" bursts 1 held 2 hold_time 3us early_release 4 ce_mark 5 drop_overlimit 6 bypass 7 throttled 8 groups_active 9 groups_held 10"
 json "options as JSON" 'o == {"limit": 10000, "group_by": "dst",
-	"groups": 1024, "idle": 2000, "offset_max": 1000, "slots": 1,
+	"groups": 1024, "idle": 2000, "offset_max": 20000, "slots": 1,
 	"slot": "random", "seed": "123", "hold_limit": 256,
-	"ce_threshold": 1000, "bypass_prio": [3, 5]}'
+	"ce_threshold": 1000, "spread": 25, "bypass_prio": [3, 5]}'
 json "xstats as JSON at the qdisc level" \
 	'{k: q[k] for k in ("bursts", "held", "hold_time", "early_release",
 	"ce_mark", "drop_overlimit", "bypass", "throttled", "groups_active",
@@ -138,7 +138,7 @@ dump limit=7 "$XS_ALL" xstats_len=80
 json "newer kernel: longer xstats" \
 	'q["groups_held"] == 10 and q["bursts"] == 1'
 
-dump limit=7 group_by=9 attr13=5 attr40=6
+dump limit=7 group_by=9 attr14=5 attr40=6
 text "newer kernel: unknown attribute and grouping" 1 \
 	"$HEAD limit 7p group_by 9 "
 json "newer kernel: unknown attribute and grouping in JSON" \

@@ -677,6 +677,120 @@ static void test_bypass_decisions(void)
 	sim_free(&sim);
 }
 
+/* Under a flood of bypass traffic the groups keep a quarter of the bytes. */
+static void test_bypass_share(void)
+{
+	struct sim sim;
+	u64 bypass = 0, groups = 0;
+	u32 i;
+
+	sim_init(&sim, 1, 23);
+	CHECK(desync_bypass_ahead(&sim.s));
+	for (i = 0; i < 100000; i++) {
+		if (desync_bypass_ahead(&sim.s)) {
+			desync_bypass_spent(&sim.s, 60);	/* empty UDP */
+			bypass += 60;
+		} else {
+			desync_bypass_earn(&sim.s, 1500);
+			groups += 1500;
+		}
+	}
+	printf("# bypass %llu bytes, groups %llu bytes\n", bypass, groups);
+	CHECK(bypass <= DESYNC_BYPASS_SHARE * groups + DESYNC_BYPASS_BURST);
+	CHECK(bypass + 60 >= DESYNC_BYPASS_SHARE * groups);
+	/* Credit never piles up beyond the burst while the groups send alone. */
+	for (i = 0; i < 1000; i++)
+		desync_bypass_earn(&sim.s, 1500);
+	CHECK(sim.s.bypass_credit == DESYNC_BYPASS_BURST);
+	CHECK(desync_bypass_fits(0, 2500, 10000));
+	CHECK(!desync_bypass_fits(2500, 1, 10000));
+	CHECK(!desync_bypass_fits(0, 1, 3));
+	sim_free(&sim);
+}
+
+/* The timer fires late for holds only as far as no departure suffers. */
+static void test_timer_range(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS, start, end, due;
+
+	sim_init(&sim, 4, 24);
+	sim.s.p.offset_max_ns = 1000 * MS;
+	desync_set_hold_slack(&sim.s);
+	CHECK(sim.s.hold_slack_ns == 62500 * US);
+	CHECK(!desync_timer_range(&sim.s, false, 0, &start, &end));
+	CHECK(desync_timer_range(&sim.s, true, t, &start, &end));
+	CHECK(start == t && end == t + DESYNC_TIMER_SLACK_NS);
+
+	sim_enqueue(&sim, 0, 100, t);
+	due = sim.s.groups[0].release_ns;
+	CHECK(desync_timer_range(&sim.s, false, 0, &start, &end));
+	CHECK(start == due && end == due + 62500 * US);
+	/* A departure inside the hold's slack narrows it to 10us. */
+	CHECK(desync_timer_range(&sim.s, true, due + 5 * MS, &start, &end));
+	CHECK(start == due && end == due + 5 * MS + DESYNC_TIMER_SLACK_NS);
+	/* One before the hold comes first. */
+	CHECK(desync_timer_range(&sim.s, true, due - 5 * MS, &start, &end));
+	CHECK(start == due - 5 * MS &&
+	      end == due - 5 * MS + DESYNC_TIMER_SLACK_NS);
+	/* One after the slack changes nothing. */
+	CHECK(desync_timer_range(&sim.s, true, due + 100 * MS, &start, &end));
+	CHECK(start == due && end == due + 62500 * US);
+	/* Tiny windows keep EDT precision as the floor. */
+	sim.s.p.offset_max_ns = 100 * US;
+	desync_set_hold_slack(&sim.s);
+	CHECK(sim.s.hold_slack_ns == DESYNC_TIMER_SLACK_NS);
+	sim_free(&sim);
+}
+
+/* With spread, a burst's window is that share of its group's last burst. */
+static void test_spread_window(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS, o, max = 0;
+	u32 i;
+
+	sim_init(&sim, 4, 25);
+	sim.s.p.offset_max_ns = 20 * MS;
+	sim.s.p.idle_ns = 1 * MS;
+	sim.s.p.spread = 65536 / 4;
+	/* No history: a quarter of offset_max. */
+	CHECK(desync_window(&sim.s, &sim.s.groups[0]) == 5 * MS);
+	/* A burst that flows for 8ms (released, then fed every 0.5ms). */
+	sim.s.p.offset_max_ns = 0;
+	sim_enqueue(&sim, 0, 1000, t);
+	for (i = 1; i <= 16; i++) {
+		sim_dequeue(&sim, t + i * 500 * US - 1, NULL, NULL);
+		sim_enqueue(&sim, 0, 1000, t + i * 500 * US);
+	}
+	sim_dequeue(&sim, t + 8 * MS, NULL, NULL);
+	CHECK(sim.s.st.bursts == 1);
+	CHECK(sim.s.groups[0].state == DESYNC_IDLE);
+	sim.s.p.offset_max_ns = 20 * MS;
+	CHECK(desync_window(&sim.s, &sim.s.groups[0]) == 2 * MS);
+	for (i = 0; i < 1000; i++) {
+		o = desync_draw_offset_in(&sim.s, desync_window(&sim.s, &sim.s.groups[0]));
+		max = o > max ? o : max;
+	}
+	CHECK(max <= 2 * MS && max > 1900 * US);
+	/* The next burst is held within it. */
+	sim_enqueue(&sim, 0, 1000, t + 20 * MS);
+	CHECK(sim.s.st.bursts == 2);
+	CHECK(sim.s.groups[0].state != DESYNC_HELD ||
+	      sim.s.groups[0].release_ns <= t + 22 * MS);
+	/* offset_max caps the window; spread 0 is the fixed window. */
+	sim.s.p.offset_max_ns = 1 * MS;
+	CHECK(desync_window(&sim.s, &sim.s.groups[1]) == 1 * MS / 4);
+	sim.s.groups[1].seen = 1;
+	sim.s.groups[1].release_ns = t;
+	sim.s.groups[1].last_active_ns = t + 100 * MS;
+	CHECK(desync_window(&sim.s, &sim.s.groups[1]) == 1 * MS);
+	sim.s.p.spread = 0;
+	CHECK(desync_window(&sim.s, &sim.s.groups[1]) == 1 * MS);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
 static void test_classify(void)
 {
 	struct sim sim;
@@ -801,6 +915,9 @@ static const struct test tests[] = {
 	{ "drr_byte_fairness", test_drr_byte_fairness },
 	{ "drr_giant_packet", test_drr_giant_packet },
 	{ "bypass_decisions", test_bypass_decisions },
+	{ "bypass_share", test_bypass_share },
+	{ "timer_range", test_timer_range },
+	{ "spread_window", test_spread_window },
 	{ "classify", test_classify },
 	{ "apply_params", test_apply_params },
 	{ "requeue_never_holds", test_requeue_never_holds },
