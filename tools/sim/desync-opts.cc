@@ -165,6 +165,13 @@ std::string DesyncParseWords(const std::string &words, DesyncConfig *cfg)
 			cfg->hold_limit = static_cast<uint32_t>(v);
 		} else if (name == "ce_threshold") {
 			ok = ParseTimeUs(arg, &cfg->ce_threshold_us, kCeMaxUs);
+		} else if (name == "spread") {
+			std::string num = arg;
+
+			if (!num.empty() && num.back() == '%')
+				num.pop_back();
+			ok = ParseUnsigned(num, 100, &v);
+			cfg->spread = static_cast<uint32_t>(v);
 		} else if (name == "bypass_prio") {
 			ok = ParsePrios(arg, &cfg->bypass_prio);
 		} else {

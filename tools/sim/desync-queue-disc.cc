@@ -29,12 +29,6 @@ NS_OBJECT_ENSURE_REGISTERED(DesyncQueueDisc);
 
 namespace {
 
-const uint64_t kTimerSlackNs = 10000;	/* DESYNC_TIMER_SLACK_NS */
-const unsigned kHoldSlackShift = 4;	/* DESYNC_HOLD_SLACK_SHIFT */
-/* The bypass queue's share of the link and of 'limit', as in the module. */
-const int64_t kBypassShare = 3;		/* DESYNC_BYPASS_SHARE */
-const int64_t kBypassBurst = 64 * 1024;	/* DESYNC_BYPASS_BURST */
-const unsigned kBypassLimitShift = 2;	/* DESYNC_BYPASS_LIMIT_SHIFT */
 
 /* The kernel's jhash stands in for any well-mixed 32-bit hash. */
 uint32_t Mix32(uint64_t v)
@@ -140,8 +134,9 @@ void DesyncQueueDisc::Configure(const DesyncConfig &cfg, uint64_t seed,
 	p->quantum = std::min(std::max(quantum, DESYNC_QUANTUM_MIN), DESYNC_QUANTUM_MAX);
 	p->group_by = cfg.group_by;
 	p->bypass_prio = cfg.bypass_prio;
-	m_holdSlackNs = std::max<uint64_t>((p->offset_max_ns / p->slots) >>
-					   kHoldSlackShift, kTimerSlackNs);
+	/* DIV_ROUND_UP(spread << 16, 100), as the module converts percent. */
+	p->spread = ((cfg.spread << 16) + 99) / 100;
+	desync_set_hold_slack(&m_core);
 	desync_seed(&m_core, seed);
 	m_perturbation = Mix32(seed ^ 0x5bd1e995ULL);
 }
@@ -246,7 +241,7 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 	}
 	ReadPkt(item, &pk, &sender_idle);
 	bool bypass = desync_bypass(&m_core, &pk);
-	if (bypass && m_bypassLen + 1 > m_cfg.limit >> kBypassLimitShift) {
+	if (bypass && !desync_bypass_fits(m_bypassLen, 1, m_cfg.limit)) {
 		m_dropOverlimit++;
 		DropBeforeEnqueue(item, "overlimit");
 		return false;
@@ -327,17 +322,17 @@ Ptr<QueueDiscItem> DesyncQueueDisc::DoDequeue()
 
 	if (!m_qlen)
 		return nullptr;
-	if (m_bypassHead && m_bypassCredit > 0) {
+	if (m_bypassHead && desync_bypass_ahead(&m_core)) {
 		item = PopBypass();
-		m_bypassCredit -= item->GetSize();
+		desync_bypass_spent(&m_core, item->GetSize());
 		return item;
 	}
 	item = DequeueGroups(now);
 	if (item) {
-		m_bypassCredit = std::min<int64_t>(kBypassBurst, m_bypassCredit +
-						   kBypassShare * item->GetSize());
+		desync_bypass_earn(&m_core, item->GetSize());
 		return item;
 	}
+	/* No group may send: what goes ahead goes uncharged. */
 	if (m_bypassHead)
 		return PopBypass();
 	ArmWatchdog(now);
@@ -345,24 +340,25 @@ Ptr<QueueDiscItem> DesyncQueueDisc::DoDequeue()
 }
 
 /*
- * One timer for the earliest hold, kept when it already fires inside
- * [when, when + slack] as the module keeps its hrtimer.
+ * One timer inside the core's [start, end] for the earliest hold, kept
+ * when it already fires inside that range, as the module keeps its
+ * hrtimer.  The model has no EDT.
  */
 void DesyncQueueDisc::ArmWatchdog(uint64_t now)
 {
-	u64 when;
+	u64 start, end;
 
-	if (!desync_next_wake(&m_core, &when))
+	if (!desync_timer_range(&m_core, false, 0, &start, &end))
 		return;
 	if (m_watchdog.IsRunning()) {
+		/* GetTs() is in the simulator's time unit: ns by default. */
 		uint64_t at = m_watchdog.GetTs();
 
-		/* GetTs() is in the simulator's time unit: ns by default. */
-		if (at >= when && at - when <= m_holdSlackNs)
+		if (at >= start && at <= end)
 			return;
 		m_watchdog.Cancel();
 	}
-	m_watchdog = Simulator::Schedule(NanoSeconds(when > now ? when - now : 0),
+	m_watchdog = Simulator::Schedule(NanoSeconds(start > now ? start - now : 0),
 					 &DesyncQueueDisc::Wake, this);
 }
 

@@ -69,7 +69,6 @@ class DesyncQueueDisc : public QueueDisc
 	std::vector<struct desync_group> m_groups;
 	std::vector<u32> m_heap;
 	uint32_t m_perturbation = 0;
-	uint64_t m_holdSlackNs = 0;
 	SenderIdleFn m_senderIdle;
 
 	Ptr<Store> m_store;
@@ -79,7 +78,6 @@ class DesyncQueueDisc : public QueueDisc
 	Node *m_bypassTail = nullptr;
 	uint32_t m_qlen = 0;
 	uint32_t m_bypassLen = 0;
-	int64_t m_bypassCredit = 64 * 1024;
 	EventId m_watchdog;
 
 	uint64_t m_ceMarks = 0;
