@@ -57,7 +57,7 @@ else
 	not_ok "pfifo incast on a shallow buffer drops and times out"
 fi
 
-if "$SIM" "${INCAST[@]}" --hostQdisc=desync --desync="offset_max 4ms" \
+if "$SIM" "${INCAST[@]}" --hostQdisc=desync --desync="spread 0 offset_max 4ms" \
 	--json="$OUT/desync.json" >/dev/null &&
    [ "$(field "$OUT/desync.json" valid)" = True ] &&
    [ "$(field "$OUT/desync.json" bursts)" -ge 32 ] &&
@@ -69,9 +69,9 @@ fi
 
 if [ -s "$OUT/desync.json" ] && [ -s "$OUT/pfifo.json" ] &&
    [ "$(field "$OUT/desync.json" drops)" -lt "$(field "$OUT/pfifo.json" drops)" ]; then
-	ok "desync with a window over the drain time drops less than pfifo"
+	ok "desync with a fixed window over the drain time drops less than pfifo"
 else
-	not_ok "desync with a window over the drain time drops less than pfifo"
+	not_ok "desync with a fixed window over the drain time drops less than pfifo"
 fi
 
 # Each bad command line: exit 2, exactly one line on stderr.
