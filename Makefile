@@ -12,6 +12,8 @@
 #   make bench-cost      per-packet cost against pfifo, fq_codel and fq
 #   make stress          netlink fuzzer (100k messages) and long lifecycle
 #                        torture on 6.1, 6.12 and the debug kernel (long)
+#   make sim             the ns-3 model tools/sim/desync-sim (installs libns3-dev)
+#   make bench-sim       the scenario matrix in the ns-3 model
 #   make clean
 
 KVER	?= $(shell uname -r)
@@ -59,6 +61,12 @@ bench-cost:
 stress:
 	tools/fuzz/stress.sh
 
+sim:
+	tools/sim/build.sh
+
+bench-sim: sim
+	tools/sim/bench.sh
+
 clean:
 	@if [ -d "$(KDIR)" ]; then \
 		$(MAKE) -C "$(KDIR)" M="$(CURDIR)/sch_desync" clean; \
@@ -67,5 +75,7 @@ clean:
 	$(MAKE) -C tools/unit clean
 	$(MAKE) -C tools/probe clean
 	$(MAKE) -C tools/fuzz clean
+	$(MAKE) -C tools/sim clean
 
-.PHONY: all module plugin tools install check demo bench-effect bench-cost stress clean
+.PHONY: all module plugin tools install check demo bench-effect bench-cost stress \
+	sim bench-sim clean

@@ -9,7 +9,7 @@
 # "total: N passed, N failed" line when it combines its parts itself; a
 # step that only has an exit status (checkpatch, sparse) counts as one test.
 #
-# Steps: unit checkpatch sparse plugin budget vm selftests fuzz (default: all).
+# Steps: unit checkpatch sparse plugin budget sim vm selftests fuzz (default: all).
 
 set -uo pipefail
 # shellcheck source=tools/vm/lib.sh
@@ -22,6 +22,7 @@ step_checkpatch() { tools/check/checkpatch.sh; }
 step_sparse()    { tools/check/sparse.sh 6.1 6.12; }
 step_plugin()    { make -s -C tc-plugin check; }
 step_budget()    { tools/bench/cost/check-budget.sh; }
+step_sim()       { tools/sim/smoke.sh; }
 step_vm()        { tools/vm/test-bare-root.sh; }
 step_selftests() { selftests/run-vm.sh; }
 step_fuzz()      { tools/fuzz/run-vm.sh --count 2000 --torture short 6.1 6.12; }
@@ -65,7 +66,7 @@ run_step()
 	echo "# ---- $name: exit $rc, $p passed, $f failed ----"
 }
 
-[ $# -gt 0 ] || set -- unit checkpatch sparse plugin budget vm selftests fuzz
+[ $# -gt 0 ] || set -- unit checkpatch sparse plugin budget sim vm selftests fuzz
 start=$SECONDS
 for s in "$@"; do
 	declare -F "step_$s" >/dev/null || die "unknown step $s"

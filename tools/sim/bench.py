@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Run the scenario matrix of the ns-3 model: every row under every host
+qdisc and seed, two runs at a time, one JSON object per run.
+
+Usage: bench.py RAW_DIR [ROW|NAME...]
+
+Without ROW, rows 1-7; "A" selects the ablations of the offset window.
+
+Rows are scaled to fit about half an hour on two cores (see ROWS); the
+environment variable BENCH_SEEDS sets the number of seeds (default 5),
+BENCH_JOBS the parallel runs (default 2).  A run whose JSON exists is not
+run again, so an interrupted matrix resumes.
+"""
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+SIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "desync-sim")
+
+QDISCS = ["pfifo", "fq_codel", "jitter", "desync"]
+
+# Datacenter defaults shared by rows 1, 3, 4 and 5: 100 Gbit/s hosts,
+# a shallow 256 kB per-port buffer, DCTCP with K = 65 packets.
+DC = ["--hostRate=100Gbps", "--buffer=256000", "--ecnK=97500",
+      "--linkDelay=1us", "--compute=5ms", "--cc=dctcp"]
+
+# name, row, arguments.  Sizes are scaled from the issue's matrix so
+# that it runs in about half an hour on two shared cores.
+ROWS = [
+    # 1. Parameter-server incast, one initial window to MBs per worker.
+    ("incast-16x14k", 1, DC + ["--scenario=incast", "--hosts=16", "--hostsPerTor=32",
+                              "--msg=14480", "--iters=10", "--fabricRate=400Gbps"]),
+    ("incast-64x256k", 1, DC + ["--scenario=incast", "--hosts=64", "--hostsPerTor=32",
+                               "--msg=256KiB", "--iters=3", "--fabricRate=400Gbps"]),
+    ("incast-256x64k", 1, DC + ["--scenario=incast", "--hosts=256", "--hostsPerTor=32",
+                               "--msg=64KiB", "--iters=3", "--fabricRate=400Gbps"]),
+    ("incast-1024x14k", 1, DC + ["--scenario=incast", "--hosts=1024", "--hostsPerTor=64",
+                                "--msg=14480", "--iters=1", "--fabricRate=400Gbps"]),
+    ("incast-16x1m", 1, DC + ["--scenario=incast", "--hosts=16", "--hostsPerTor=32",
+                             "--msg=1MiB", "--iters=2", "--fabricRate=400Gbps"]),
+    # 2. IMC'24 incast study: 10G hosts, 100G between ToRs, 2 MB buffer,
+    #    K = 65 packets, bursts of 2 ms and 15 ms of line-rate data.
+    ("burst-100x2ms", 2, ["--scenario=burst", "--hosts=100", "--hostsPerTor=100",
+                          "--spines=1", "--hostRate=10Gbps", "--fabricRate=100Gbps",
+                          "--buffer=2MB", "--ecnK=97500", "--msg=25000",
+                          "--compute=5ms", "--iters=3"]),
+    ("burst-100x15ms", 2, ["--scenario=burst", "--hosts=100", "--hostsPerTor=100",
+                           "--spines=1", "--hostRate=10Gbps", "--fabricRate=100Gbps",
+                           "--buffer=2MB", "--ecnK=97500", "--msg=187500",
+                           "--compute=5ms", "--iters=1"]),
+    ("burst-500x2ms", 2, ["--scenario=burst", "--hosts=500", "--hostsPerTor=250",
+                          "--spines=1", "--hostRate=10Gbps", "--fabricRate=100Gbps",
+                          "--buffer=2MB", "--ecnK=97500", "--msg=5000",
+                           "--compute=5ms", "--iters=1", "--timeLimit=10s"]),
+    # 3. Ring and all-to-all across racks, 4:1 oversubscribed uplinks.
+    ("ring-32", 3, DC + ["--scenario=ring", "--hosts=32", "--hostsPerTor=8",
+                        "--spines=2", "--fabricRate=100Gbps", "--msg=128KiB", "--iters=2"]),
+    ("alltoall-32", 3, DC + ["--scenario=alltoall", "--hosts=32", "--hostsPerTor=8",
+                            "--spines=2", "--fabricRate=100Gbps", "--msg=128KiB",
+                            "--iters=2"]),
+    # 4. Jobs sharing ToR uplinks (8:1 oversubscribed).
+    ("twojob-2x16", 4, DC + ["--scenario=twojob", "--jobs=2", "--hosts=32",
+                            "--hostsPerTor=16", "--spines=2", "--fabricRate=100Gbps",
+                            "--msg=128KiB", "--iters=2"]),
+    ("twojob-4x8", 4, DC + ["--scenario=twojob", "--jobs=4", "--hosts=32",
+                           "--hostsPerTor=16", "--spines=2", "--fabricRate=100Gbps",
+                           "--msg=128KiB", "--iters=2"]),
+    # 5. No congestion: ring inside one rack, every port carries one flow.
+    ("nocong-ring-8", 5, DC + ["--scenario=ring", "--hosts=8", "--hostsPerTor=8",
+                              "--msg=128KiB", "--iters=5"]),
+    # 6. 40 long flows into one 10G port (the DCTCP paper's setting).
+    ("longflows-40", 6, ["--scenario=incast", "--hosts=40", "--hostsPerTor=41",
+                         "--hostRate=10Gbps", "--fabricRate=10Gbps", "--buffer=512000",
+                         "--ecnK=97500", "--msg=312500", "--compute=0us", "--iters=1"]),
+    # 7. The emulated cluster's own scenario (tools/cluster) at 20 Mbit/s.
+    ("emu-16x32k", 7, ["--scenario=incast", "--hosts=16", "--hostsPerTor=17",
+                       "--hostRate=20Mbps", "--fabricRate=20Mbps", "--linkDelay=10us",
+                       "--buffer=100000", "--ecnK=30000", "--msg=32KiB",
+                       "--compute=20ms", "--jitter=1ms", "--iters=6", "--timeLimit=60s"]),
+]
+
+
+# Ablations of desync's offset window, not part of "make bench-sim":
+# "desync:WORDS" runs desync with the tc option words WORDS.
+ABLATION_QDISCS = ["fq_codel", "jitter", "desync", "desync:offset_max 250us",
+                   "desync:offset_max 500us", "desync:offset_max 2ms",
+                   "desync:offset_max 4ms", "desync:offset_max 16ms",
+                   "desync:offset_max 2ms slots 64 slot rank"]
+ABLATIONS = [
+    ("A-" + n, "A", a, ABLATION_QDISCS) for n, _, a in ROWS
+    if n in ("incast-64x256k", "burst-100x15ms")
+]
+
+
+def run_one(raw, name, args, qdisc, seed):
+    tag = qdisc.replace(" ", "_").replace(":", "=")
+    out = os.path.join(raw, f"{name}.{tag}.{seed}.json")
+    if os.path.exists(out):
+        return out
+    extra = [f"--hostQdisc={qdisc}"]
+    if qdisc.startswith("desync:"):
+        extra = ["--hostQdisc=desync", "--desync=" + qdisc.split(":", 1)[1]]
+    cmd = [SIM] + args + extra + [f"--seed={seed}", f"--json={out}.tmp"]
+    with open(out + ".cmd", "w") as f:
+        f.write(" ".join(cmd) + "\n")
+    subprocess.run(["nice", "-n", "10"] + cmd, check=True, stdout=subprocess.DEVNULL)
+    with open(out + ".tmp") as f:
+        rec = json.load(f)
+    rec.update(name=name, row=next(r[1] for r in ROWS + ABLATIONS if r[0] == name),
+               args=args, host_qdisc=qdisc)
+    with open(out, "w") as f:
+        json.dump(rec, f)
+    os.unlink(out + ".tmp")
+    return out
+
+
+def main():
+    raw = sys.argv[1]
+    only = set(sys.argv[2:])
+    seeds = int(os.environ.get("BENCH_SEEDS", "5"))
+    jobs = int(os.environ.get("BENCH_JOBS", "2"))
+    os.makedirs(raw, exist_ok=True)
+    rows = [(n, r, a, QDISCS) for n, r, a in ROWS] + ABLATIONS
+    work = [(n, a, q, s) for n, r, a, qs in rows
+            if (not only and r != "A") or n in only or str(r) in only
+            for s in range(1, seeds + 1) for q in qs]
+    with ThreadPoolExecutor(jobs) as ex:
+        futs = [ex.submit(run_one, raw, *w) for w in work]
+        for i, f in enumerate(futs):
+            print(f"[{i + 1}/{len(futs)}] {os.path.basename(f.result())}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

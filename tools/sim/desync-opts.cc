@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * desync-opts.cc	the option words of "tc qdisc add ... desync" for the model
+ *
+ * This mirrors the parser of tc-plugin/q_desync.c and the checks of the
+ * module's desync_parse(): same words, same units, same bounds.  One
+ * addition: "slot rank" gives each simulated host its own rank, which
+ * on a real cluster the operator writes as a number per host.
+ */
+#include "desync-opts.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+#include <vector>
+
+namespace {
+
+const uint32_t kLimitMax = 1000000;
+const uint32_t kGroupsMax = 1U << 18;
+const uint64_t kIdleMaxUs = 10000000;
+const uint64_t kOffsetMaxUs = 1000000;
+const uint32_t kSlotsMax = 1024;
+const uint64_t kCeMaxUs = 1000000;
+const unsigned kBypassPrioMax = 63;
+
+bool ParseUnsigned(const std::string &arg, uint64_t max, uint64_t *val)
+{
+	int base = 10;
+	char *end;
+
+	if (arg.empty() || !isdigit(static_cast<unsigned char>(arg[0])))
+		return false;
+	if (arg.size() > 1 && arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X'))
+		base = 16;
+	errno = 0;
+	*val = strtoull(arg.c_str(), &end, base);
+	return !errno && *end == '\0' && *val <= max;
+}
+
+bool ParsePrios(const std::string &arg, uint64_t *val)
+{
+	std::stringstream ss(arg);
+	std::string item;
+	uint64_t mask = 0;
+
+	if (arg == "none") {
+		*val = 0;
+		return true;
+	}
+	if (arg.empty() || arg.back() == ',')
+		return false;
+	while (std::getline(ss, item, ',')) {
+		uint64_t prio;
+
+		if (item.size() > 2 || !ParseUnsigned(item, kBypassPrioMax, &prio))
+			return false;
+		mask |= 1ULL << prio;
+	}
+	*val = mask;
+	return true;
+}
+
+bool ParseTimeUs(const std::string &arg, uint32_t *us, uint64_t max_us)
+{
+	uint64_t ns;
+
+	if (!DesyncParseTimeNs(arg, &ns) || ns / 1000 > max_us)
+		return false;
+	*us = static_cast<uint32_t>(ns / 1000);
+	return true;
+}
+
+bool IsPowerOfTwo(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+} // namespace
+
+bool DesyncParseTimeNs(const std::string &arg, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {
+		{ "s", 1e9 }, { "sec", 1e9 }, { "secs", 1e9 },
+		{ "ms", 1e6 }, { "msec", 1e6 }, { "msecs", 1e6 },
+		{ "us", 1e3 }, { "usec", 1e3 }, { "usecs", 1e3 }, { "", 1e3 },
+		{ "ns", 1 }, { "nsec", 1 }, { "nsecs", 1 },
+	};
+	char *end;
+	double v;
+
+	if (arg.empty() || !(isdigit(static_cast<unsigned char>(arg[0])) ||
+			     arg[0] == '.'))
+		return false;
+	v = strtod(arg.c_str(), &end);
+	for (const auto &u : units) {
+		if (std::string(end) == u.unit) {
+			v *= u.ns;
+			if (v > 1e18)
+				return false;
+			*ns = static_cast<uint64_t>(v + 0.5);
+			return true;
+		}
+	}
+	return false;
+}
+
+std::string DesyncParseWords(const std::string &words, DesyncConfig *cfg)
+{
+	std::stringstream ss(words);
+	std::vector<std::string> argv;
+	std::string w;
+
+	while (ss >> w)
+		argv.push_back(w);
+
+	for (size_t i = 0; i < argv.size(); i += 2) {
+		const std::string &name = argv[i];
+		uint64_t v;
+		bool ok;
+
+		if (i + 1 >= argv.size())
+			return "desync: \"" + name + "\" needs a value";
+		const std::string &arg = argv[i + 1];
+
+		if (name == "limit") {
+			ok = ParseUnsigned(arg, kLimitMax, &v) && v >= 1;
+			cfg->limit = static_cast<uint32_t>(v);
+		} else if (name == "group_by") {
+			static const char *const names[] = { "dst", "flow", "mark", "prio" };
+
+			ok = false;
+			for (uint32_t k = 0; k < 4; k++) {
+				if (arg == names[k]) {
+					cfg->group_by = k;
+					ok = true;
+				}
+			}
+		} else if (name == "groups") {
+			ok = ParseUnsigned(arg, kGroupsMax, &v) && v >= 1;
+			cfg->groups = static_cast<uint32_t>(v);
+		} else if (name == "idle") {
+			ok = ParseTimeUs(arg, &cfg->idle_us, kIdleMaxUs);
+		} else if (name == "offset_max") {
+			ok = ParseTimeUs(arg, &cfg->offset_max_us, kOffsetMaxUs);
+		} else if (name == "slots") {
+			ok = ParseUnsigned(arg, kSlotsMax, &v) && v >= 1;
+			cfg->slots = static_cast<uint32_t>(v);
+		} else if (name == "slot") {
+			ok = true;
+			cfg->slot_rank = arg == "rank";
+			if (arg == "random" || cfg->slot_rank)
+				cfg->slot = 0xffffffffU;
+			else if ((ok = ParseUnsigned(arg, 0xfffffffeU, &v)))
+				cfg->slot = static_cast<uint32_t>(v);
+		} else if (name == "seed") {
+			ok = ParseUnsigned(arg, UINT64_MAX, &cfg->seed);
+			cfg->seed_given = true;
+		} else if (name == "hold_limit") {
+			ok = ParseUnsigned(arg, UINT32_MAX, &v) && v >= 1;
+			cfg->hold_limit = static_cast<uint32_t>(v);
+		} else if (name == "ce_threshold") {
+			ok = ParseTimeUs(arg, &cfg->ce_threshold_us, kCeMaxUs);
+		} else if (name == "spread") {
+			std::string num = arg;
+
+			if (!num.empty() && num.back() == '%')
+				num.pop_back();
+			ok = ParseUnsigned(num, 100, &v);
+			cfg->spread = static_cast<uint32_t>(v);
+		} else if (name == "bypass_prio") {
+			ok = ParsePrios(arg, &cfg->bypass_prio);
+		} else {
+			return "desync: unknown option \"" + name + "\"";
+		}
+		if (!ok)
+			return "desync: illegal \"" + name + "\" value \"" + arg + "\"";
+	}
+
+	if (!IsPowerOfTwo(cfg->groups))
+		return "desync: groups must be a power of two";
+	if (!cfg->slot_rank && cfg->slot != 0xffffffffU && cfg->slot >= cfg->slots)
+		return "desync: slot must be below slots, random or rank";
+	if (cfg->hold_limit > cfg->limit)
+		return "desync: hold_limit must not exceed limit";
+	return "";
+}

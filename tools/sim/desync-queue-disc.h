@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * desync-queue-disc.h	the desync qdisc as an ns-3 QueueDisc
+ *
+ * The scheduling decisions come from sch_desync/desync_core.h, the file
+ * the kernel module builds; this class is only the glue that the module's
+ * sch_desync.c is in the kernel: packet FIFOs, the header parse that
+ * feeds classification, the clock and the timer.
+ */
+#ifndef DESYNC_SIM_QUEUE_DISC_H
+#define DESYNC_SIM_QUEUE_DISC_H
+
+#include <functional>
+#include <vector>
+
+#include "ns3/event-id.h"
+#include "ns3/queue-disc.h"
+
+#include "desync_core.h"
+
+#include "desync-opts.h"
+
+namespace ns3 {
+
+class Ipv4Header;
+class TcpHeader;
+
+class DesyncQueueDisc : public QueueDisc
+{
+  public:
+	/* Two smoothed round trips of the sending socket, 0 when unknown. */
+	using SenderIdleFn = std::function<uint64_t(const Ipv4Header &,
+						    const TcpHeader &)>;
+
+	static TypeId GetTypeId();
+	DesyncQueueDisc();
+	~DesyncQueueDisc() override;
+
+	/* Before the simulation starts; @rank picks the slot of "slot rank". */
+	void Configure(const DesyncConfig &cfg, uint64_t seed, uint32_t rank,
+		       uint32_t quantum, SenderIdleFn sender_idle);
+
+	const struct desync_core_stats &CoreStats() const { return m_core.st; }
+	uint64_t CeMarks() const { return m_ceMarks; }
+	uint64_t Bypassed() const { return m_bypassed; }
+	uint64_t DropsOverlimit() const { return m_dropOverlimit; }
+
+  private:
+	struct Node;
+	class Store;
+
+	bool DoEnqueue(Ptr<QueueDiscItem> item) override;
+	Ptr<QueueDiscItem> DoDequeue() override;
+	bool CheckConfig() override;
+	void InitializeParams() override;
+	void DoDispose() override;
+
+	void ReadPkt(Ptr<QueueDiscItem> item, struct desync_pkt *pk,
+		     uint64_t *sender_idle) const;
+	Ptr<QueueDiscItem> PopBypass();
+	Ptr<QueueDiscItem> DequeueGroups(uint64_t now);
+	Node *NewNode();
+	Ptr<QueueDiscItem> Take(Node *n);
+	void ArmWatchdog(uint64_t now);
+	void Wake();
+
+	DesyncConfig m_cfg;
+	struct desync_sched m_core;
+	std::vector<struct desync_group> m_groups;
+	std::vector<u32> m_heap;
+	uint32_t m_perturbation = 0;
+	SenderIdleFn m_senderIdle;
+
+	Ptr<Store> m_store;
+	std::vector<Node *> m_free;
+	std::vector<Node *> m_all;
+	Node *m_bypassHead = nullptr;
+	Node *m_bypassTail = nullptr;
+	uint32_t m_qlen = 0;
+	uint32_t m_bypassLen = 0;
+	EventId m_watchdog;
+
+	uint64_t m_ceMarks = 0;
+	uint64_t m_bypassed = 0;
+	uint64_t m_dropOverlimit = 0;
+};
+
+} // namespace ns3
+
+#endif /* DESYNC_SIM_QUEUE_DISC_H */

@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * desync-sim.cc	a leaf-spine cluster of training hosts in ns-3
+ *
+ * Workers iterate: compute, then send their message(s) to an aggregator
+ * or peers, and the next iteration starts when every message of the job
+ * has arrived.  The hosts' egress qdisc is the variable: pfifo, fq_codel,
+ * application-level start jitter over fq_codel, or desync running the
+ * module's core.  Switch ports have a per-port buffer with DCTCP-style
+ * step ECN marking at K.  One JSON object per run carries the results.
+ */
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <unordered_map>
+#include <vector>
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include "desync-queue-disc.h"
+#include "sim-options.h"
+
+using namespace ns3;
+
+namespace {
+
+const uint16_t kPort = 5000;
+const uint32_t kMss = 1448;
+
+/* One TCP connection carrying one worker's messages to one peer. */
+struct Conn {
+	uint32_t src, dst, job;
+	uint64_t msgBytes;
+	Ptr<Socket> tx;
+	uint16_t sport = 0;
+	uint64_t unsent = 0;
+	uint64_t queued = 0;	/* bytes handed to TCP so far, in total */
+	uint64_t rcvd = 0;
+	uint64_t srttNs = 0;
+	bool connected = false;
+	struct Msg {
+		uint64_t end;	/* value of rcvd that completes it */
+		Time ready;
+	};
+	std::deque<Msg> pending;
+};
+
+struct Job {
+	std::vector<uint32_t> workers;			/* host indices */
+	std::vector<std::vector<uint32_t>> connsOf;	/* per worker */
+	uint32_t iter = 0;
+	uint32_t remaining = 0;
+	Time iterStart;
+	Time end;
+	bool done = false;
+	std::vector<double> iterUs;
+};
+
+struct Port {
+	Ptr<QueueDisc> qd;
+	uint32_t peak = 0;
+};
+
+class Cluster
+{
+  public:
+	explicit Cluster(const SimOptions &o) : m_o(o) {}
+	void Build();
+	void Run();
+	void Report(double wallS);
+
+  private:
+	void Place();
+	void BuildLinks();
+	void Connect();
+	void StartIteration(uint32_t j);
+	void WorkerReady(uint32_t j, uint32_t w);
+	void SendMsg(uint32_t c);
+	void Pump(uint32_t c);
+	void OnAccept(Ptr<Socket> s, const Address &from);
+	void OnRecv(Ptr<Socket> s);
+	void MessageDone(Conn &c, const Conn::Msg &m);
+	void AddConn(uint32_t src, uint32_t dst, uint32_t job, uint64_t bytes);
+	Ptr<QueueDisc> InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host);
+	uint64_t SenderIdle(uint32_t host, const TcpHeader &th) const;
+
+	const SimOptions &m_o;
+	uint32_t m_nHosts = 0, m_nTors = 0;
+	std::vector<uint32_t> m_torOf;
+	std::vector<uint32_t> m_rank;
+	NodeContainer m_hosts, m_tors, m_spines;
+	std::vector<Ipv4Address> m_addr;
+	std::vector<Ptr<QueueDisc>> m_hostQd;
+	std::vector<Port> m_ports;
+	std::vector<Conn> m_conns;
+	std::vector<Job> m_jobs;
+	std::vector<std::unordered_map<uint16_t, uint32_t>> m_bySport;
+	std::unordered_map<uint64_t, uint32_t> m_byPeer;	/* addr:port -> conn */
+	std::unordered_map<Socket *, uint32_t> m_rxConn;
+	std::vector<double> m_fctUs;
+	double m_rateSum = 0, m_rateSq = 0;	/* per-message bytes/us, for Jain */
+	uint64_t m_bytesDone = 0;
+	Ptr<UniformRandomVariable> m_rng;
+	Time m_t0;
+	uint64_t m_rtos = 0;
+	uint32_t m_jobsDone = 0;
+	uint32_t m_connected = 0;
+};
+
+/*
+ * Which host sits under which ToR, and who sends to whom.  Aggregators
+ * of incast and twojob are extra hosts after the workers.
+ */
+void Cluster::Place()
+{
+	const uint32_t n = m_o.hosts, per = m_o.hostsPerTor;
+	const std::string &sc = m_o.scenario;
+
+	m_torOf.clear();
+	if (sc == "incast") {
+		/* The aggregator shares the first ToR with workers. */
+		m_nHosts = n + 1;
+		for (uint32_t h = 0; h < m_nHosts; h++)
+			m_torOf.push_back(h == n ? 0 : (h + 1) / per);
+	} else if (sc == "burst") {
+		/* The receiver alone on its ToR, as in the IMC'24 incast study. */
+		m_nHosts = n + 1;
+		for (uint32_t h = 0; h < m_nHosts; h++)
+			m_torOf.push_back(h == n ? 0 : 1 + h / per);
+	} else if (sc == "ring") {
+		/* Neighbours in different racks: every hop crosses the fabric. */
+		uint32_t tors = (n + per - 1) / per;
+
+		m_nHosts = n;
+		for (uint32_t h = 0; h < n; h++)
+			m_torOf.push_back(h % tors);
+	} else if (sc == "alltoall") {
+		m_nHosts = n;
+		for (uint32_t h = 0; h < n; h++)
+			m_torOf.push_back(h / per);
+	} else {
+		/* twojob: jobs interleaved on the same ToRs, aggregators on the last. */
+		uint32_t tors = (n + per - 1) / per;
+
+		m_nHosts = n + m_o.jobs;
+		for (uint32_t h = 0; h < m_nHosts; h++)
+			m_torOf.push_back(h < n ? h / per : tors);
+	}
+	m_nTors = *std::max_element(m_torOf.begin(), m_torOf.end()) + 1;
+	m_rank.assign(m_nHosts, 0);
+	for (uint32_t h = 0; h < m_nHosts; h++)
+		m_rank[h] = h;
+}
+
+Ptr<QueueDisc> Cluster::InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host)
+{
+	TrafficControlHelper tch;
+	const std::string &q = m_o.hostQdisc;
+
+	if (q == "pfifo") {
+		/* pfifo_fast's txqueuelen on Linux. */
+		tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize",
+				     QueueSizeValue(QueueSize("1000p")));
+	} else if (q == "desync") {
+		tch.SetRootQueueDisc("ns3::DesyncQueueDisc");
+	} else {
+		/* fq_codel as Linux configures it, ECN on; jitter runs over it. */
+		tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "UseEcn", BooleanValue(true));
+	}
+	Ptr<QueueDisc> qd = tch.Install(dev).Get(0);
+	if (q == "desync") {
+		Ptr<DesyncQueueDisc> d = DynamicCast<DesyncQueueDisc>(qd);
+		/* Every host draws on its own, as get_random_u64() gives it. */
+		uint64_t seed = m_o.desync.seed_given ? m_o.desync.seed + host :
+			(static_cast<uint64_t>(m_o.seed) << 32) ^ (host * 0x9e3779b97f4a7c15ULL);
+
+		d->Configure(m_o.desync, seed, m_rank[host], 1514,
+			     [this, host](const Ipv4Header &, const TcpHeader &th) {
+				     return SenderIdle(host, th);
+			     });
+	}
+	return qd;
+}
+
+/* desync_sender_idle(): two smoothed round trips of the sending socket. */
+uint64_t Cluster::SenderIdle(uint32_t host, const TcpHeader &th) const
+{
+	auto it = m_bySport[host].find(th.GetSourcePort());
+
+	if (it == m_bySport[host].end())
+		return 0;
+	return 2 * m_conns[it->second].srttNs;
+}
+
+void Cluster::BuildLinks()
+{
+	PointToPointHelper p2p;
+	Ipv4StaticRoutingHelper srh;
+	InternetStackHelper stack;
+	Ipv4AddressHelper addr;
+	TrafficControlHelper red;
+	std::vector<std::vector<uint32_t>> torIfToSpine(m_nTors);
+	std::vector<std::vector<uint32_t>> spineIfToTor(m_o.spines);
+	uint32_t spines = m_nTors > 1 ? m_o.spines : 0;
+
+	m_hosts.Create(m_nHosts);
+	m_tors.Create(m_nTors);
+	m_spines.Create(spines);
+	stack.Install(m_hosts);
+	stack.Install(m_tors);
+	stack.Install(m_spines);
+
+	/* A short NIC ring: the qdisc, not the device, holds the queue. */
+	p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("2p"));
+	p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(m_o.linkDelayNs)));
+
+	auto switchPort = [&](Ptr<NetDevice> dev, uint64_t rate) {
+		TrafficControlHelper t;
+
+		t.SetRootQueueDisc("ns3::RedQueueDisc",
+				   "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, m_o.buffer)),
+				   "MinTh", DoubleValue(m_o.ecnK), "MaxTh", DoubleValue(m_o.ecnK),
+				   "QW", DoubleValue(1.0), "UseEcn", BooleanValue(true),
+				   "UseHardDrop", BooleanValue(false),
+				   "MeanPktSize", UintegerValue(1500),
+				   "LinkBandwidth", DataRateValue(DataRate(rate)),
+				   "LinkDelay", TimeValue(NanoSeconds(m_o.linkDelayNs)));
+		Port p;
+		p.qd = t.Install(dev).Get(0);
+		m_ports.push_back(p);
+	};
+
+	std::vector<uint32_t> local(m_nTors, 0);
+	m_addr.resize(m_nHosts);
+	m_hostQd.resize(m_nHosts);
+	m_bySport.resize(m_nHosts);
+	for (uint32_t h = 0; h < m_nHosts; h++) {
+		uint32_t t = m_torOf[h], l = local[t]++;
+		std::ostringstream base;
+
+		p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(m_o.hostRate)));
+		NetDeviceContainer d = p2p.Install(m_hosts.Get(h), m_tors.Get(t));
+		m_hostQd[h] = InstallHostQdisc(d.Get(0), h);
+		switchPort(d.Get(1), m_o.hostRate);
+		base << "10." << t << "." << l << ".0";
+		addr.SetBase(base.str().c_str(), "255.255.255.252");
+		Ipv4InterfaceContainer ifs = addr.Assign(d);
+		m_addr[h] = ifs.GetAddress(0);
+		Ptr<Ipv4StaticRouting> r = srh.GetStaticRouting(m_hosts.Get(h)->GetObject<Ipv4>());
+		r->SetDefaultRoute(ifs.GetAddress(1), 1);
+	}
+
+	for (uint32_t t = 0; t < m_nTors; t++) {
+		for (uint32_t s = 0; s < spines; s++) {
+			std::ostringstream base;
+
+			p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(m_o.fabricRate)));
+			NetDeviceContainer d = p2p.Install(m_tors.Get(t), m_spines.Get(s));
+			switchPort(d.Get(0), m_o.fabricRate);
+			switchPort(d.Get(1), m_o.fabricRate);
+			base << "11." << t << "." << s << ".0";
+			addr.SetBase(base.str().c_str(), "255.255.255.252");
+			Ipv4InterfaceContainer ifs = addr.Assign(d);
+			torIfToSpine[t].push_back(ifs.Get(0).second);
+			spineIfToTor[s].push_back(ifs.Get(1).second);
+
+			/* The spine reaches ToR t's hosts over this link. */
+			Ptr<Ipv4StaticRouting> sr =
+				srh.GetStaticRouting(m_spines.Get(s)->GetObject<Ipv4>());
+			sr->AddNetworkRouteTo(Ipv4Address((10U << 24) | (t << 16)),
+					      Ipv4Mask("255.255.0.0"), ifs.GetAddress(0),
+					      ifs.Get(1).second);
+		}
+	}
+
+	/*
+	 * Each ToR pair uses one spine, chosen by the pair: ECMP by flow hash
+	 * with a hash that spreads pairs evenly, and no reordering.
+	 */
+	for (uint32_t t = 0; t < m_nTors; t++) {
+		Ptr<Ipv4> ip = m_tors.Get(t)->GetObject<Ipv4>();
+		Ptr<Ipv4StaticRouting> r = srh.GetStaticRouting(ip);
+
+		for (uint32_t u = 0; u < m_nTors; u++) {
+			if (u == t)
+				continue;
+			uint32_t s = (t + u) % spines;
+			uint32_t ifc = torIfToSpine[t][s];
+			Ipv4Address nh = m_spines.Get(s)->GetObject<Ipv4>()
+						 ->GetAddress(spineIfToTor[s][t], 0).GetLocal();
+			r->AddNetworkRouteTo(Ipv4Address((10U << 24) | (u << 16)),
+					     Ipv4Mask("255.255.0.0"), nh, ifc);
+		}
+	}
+
+	for (Port &p : m_ports) {
+		Port *pp = &p;
+		p.qd->TraceConnectWithoutContext(
+			"BytesInQueue", MakeBoundCallback(+[](Port *q, uint32_t, uint32_t v) {
+				if (v > q->peak)
+					q->peak = v;
+			}, pp));
+	}
+}
+
+void Cluster::AddConn(uint32_t src, uint32_t dst, uint32_t job, uint64_t bytes)
+{
+	Conn c;
+
+	c.src = src;
+	c.dst = dst;
+	c.job = job;
+	c.msgBytes = std::max<uint64_t>(bytes, 1);
+	m_conns.push_back(c);
+}
+
+void Cluster::Build()
+{
+	const uint32_t n = m_o.hosts;
+	const std::string &sc = m_o.scenario;
+
+	m_rng = CreateObject<UniformRandomVariable>();
+	Place();
+	BuildLinks();
+
+	if (sc == "twojob") {
+		m_jobs.resize(m_o.jobs);
+		for (uint32_t w = 0; w < n; w++) {
+			uint32_t j = w % m_o.jobs;
+
+			m_jobs[j].workers.push_back(w);
+			AddConn(w, n + j, j, m_o.msg);
+		}
+	} else {
+		m_jobs.resize(1);
+		for (uint32_t w = 0; w < n; w++) {
+			m_jobs[0].workers.push_back(w);
+			if (sc == "incast" || sc == "burst") {
+				AddConn(w, n, 0, m_o.msg);
+			} else if (sc == "ring") {
+				AddConn(w, (w + 1) % n, 0, m_o.msg);
+			} else {
+				for (uint32_t p = 0; p < n; p++)
+					if (p != w)
+						AddConn(w, p, 0, m_o.msg / (n - 1));
+			}
+		}
+	}
+	for (Job &j : m_jobs)
+		j.connsOf.assign(m_nHosts, {});
+	for (uint32_t c = 0; c < m_conns.size(); c++)
+		m_jobs[m_conns[c].job].connsOf[m_conns[c].src].push_back(c);
+	Connect();
+}
+
+void Cluster::Connect()
+{
+	std::vector<bool> listening(m_nHosts, false);
+
+	for (uint32_t c = 0; c < m_conns.size(); c++) {
+		uint32_t d = m_conns[c].dst;
+
+		if (listening[d])
+			continue;
+		listening[d] = true;
+		Ptr<Socket> l = Socket::CreateSocket(m_hosts.Get(d), TcpSocketFactory::GetTypeId());
+		l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kPort));
+		l->Listen();
+		l->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address &>(),
+				     MakeCallback(&Cluster::OnAccept, this));
+	}
+
+	for (uint32_t c = 0; c < m_conns.size(); c++) {
+		Conn &cn = m_conns[c];
+		Ptr<Socket> s = Socket::CreateSocket(m_hosts.Get(cn.src), TcpSocketFactory::GetTypeId());
+		Address name;
+
+		s->Bind();
+		s->GetSockName(name);
+		cn.sport = InetSocketAddress::ConvertFrom(name).GetPort();
+		cn.tx = s;
+		m_bySport[cn.src][cn.sport] = c;
+		m_byPeer[(static_cast<uint64_t>(m_addr[cn.src].Get()) << 16) | cn.sport] = c;
+		s->TraceConnectWithoutContext(
+			"CongState",
+			MakeBoundCallback(+[](uint64_t *rtos, TcpSocketState::TcpCongState_t,
+					      TcpSocketState::TcpCongState_t now) {
+				if (now == TcpSocketState::CA_LOSS)
+					(*rtos)++;
+			}, &m_rtos));
+		s->TraceConnectWithoutContext(
+			"RTT", MakeBoundCallback(+[](Conn *k, Time, Time rtt) {
+				/* The kernel's srtt: a 1/8 moving average. */
+				uint64_t v = rtt.GetNanoSeconds();
+
+				k->srttNs = k->srttNs ? k->srttNs - k->srttNs / 8 + v / 8 : v;
+			}, &cn));
+		s->SetSendCallback(MakeBoundCallback(+[](Cluster *cl, uint32_t k, Ptr<Socket>, uint32_t) {
+			cl->Pump(k);
+		}, this, c));
+		s->SetConnectCallback(
+			MakeBoundCallback(+[](Cluster *cl, uint32_t k, Ptr<Socket>) {
+				cl->m_conns[k].connected = true;
+				cl->m_connected++;
+			}, this, c),
+			MakeNullCallback<void, Ptr<Socket>>());
+		/* Spread the handshakes: connection setup is not what is measured. */
+		Simulator::Schedule(MicroSeconds(2 * c), [s, this, c]() {
+			s->Connect(InetSocketAddress(m_addr[m_conns[c].dst], kPort));
+		});
+	}
+}
+
+void Cluster::OnAccept(Ptr<Socket> s, const Address &from)
+{
+	InetSocketAddress a = InetSocketAddress::ConvertFrom(from);
+	uint64_t key = (static_cast<uint64_t>(a.GetIpv4().Get()) << 16) | a.GetPort();
+	auto it = m_byPeer.find(key);
+
+	NS_ABORT_MSG_IF(it == m_byPeer.end(), "connection from an unknown peer");
+	m_rxConn[PeekPointer(s)] = it->second;
+	s->SetRecvCallback(MakeCallback(&Cluster::OnRecv, this));
+}
+
+void Cluster::OnRecv(Ptr<Socket> s)
+{
+	Conn &c = m_conns[m_rxConn[PeekPointer(s)]];
+	Ptr<Packet> p;
+
+	while ((p = s->Recv()))
+		c.rcvd += p->GetSize();
+	while (!c.pending.empty() && c.rcvd >= c.pending.front().end) {
+		Conn::Msg m = c.pending.front();
+
+		c.pending.pop_front();
+		MessageDone(c, m);
+	}
+}
+
+void Cluster::MessageDone(Conn &c, const Conn::Msg &m)
+{
+	Job &j = m_jobs[c.job];
+
+	double us = (Simulator::Now() - m.ready).GetNanoSeconds() / 1e3;
+
+	m_fctUs.push_back(us);
+	m_rateSum += c.msgBytes / us;
+	m_rateSq += (c.msgBytes / us) * (c.msgBytes / us);
+	m_bytesDone += c.msgBytes;
+	if (--j.remaining)
+		return;
+	j.iterUs.push_back((Simulator::Now() - j.iterStart).GetNanoSeconds() / 1e3);
+	if (++j.iter < m_o.iters) {
+		StartIteration(c.job);
+		return;
+	}
+	j.done = true;
+	j.end = Simulator::Now();
+	if (++m_jobsDone == m_jobs.size())
+		Simulator::Stop();
+}
+
+void Cluster::StartIteration(uint32_t ji)
+{
+	Job &j = m_jobs[ji];
+
+	j.iterStart = Simulator::Now();
+	j.remaining = 0;
+	for (uint32_t w : j.workers) {
+		Time d = NanoSeconds(m_o.computeNs);
+
+		j.remaining += j.connsOf[w].size();
+		if (m_o.jitterNs)
+			d += NanoSeconds(m_rng->GetInteger(0, m_o.jitterNs));
+		Simulator::Schedule(d, &Cluster::WorkerReady, this, ji, w);
+	}
+}
+
+void Cluster::WorkerReady(uint32_t ji, uint32_t w)
+{
+	for (uint32_t c : m_jobs[ji].connsOf[w]) {
+		Conn &cn = m_conns[c];
+
+		/* The message counts from the moment the worker could send it. */
+		cn.pending.push_back({ cn.queued + cn.msgBytes, Simulator::Now() });
+		cn.queued += cn.msgBytes;
+		if (m_o.hostQdisc == "jitter") {
+			uint64_t off = static_cast<uint64_t>(m_o.desync.offset_max_us) * 1000;
+
+			Simulator::Schedule(NanoSeconds(m_rng->GetInteger(0, off)),
+					    &Cluster::SendMsg, this, c);
+		} else {
+			SendMsg(c);
+		}
+	}
+}
+
+void Cluster::SendMsg(uint32_t c)
+{
+	m_conns[c].unsent += m_conns[c].msgBytes;
+	Pump(c);
+}
+
+void Cluster::Pump(uint32_t c)
+{
+	Conn &cn = m_conns[c];
+
+	while (cn.unsent) {
+		uint32_t room = cn.tx->GetTxAvailable();
+		uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(cn.unsent, room));
+		int sent;
+
+		if (!n)
+			break;
+		sent = cn.tx->Send(Create<Packet>(n));
+		if (sent <= 0)
+			break;
+		cn.unsent -= sent;
+	}
+}
+
+void Cluster::Run()
+{
+	/* Start once every connection is up, all jobs at the same instant. */
+	Time setup = MicroSeconds(2 * m_conns.size()) + MilliSeconds(5);
+
+	std::function<void()> start = [this, &start]() {
+		if (m_connected < m_conns.size()) {
+			Simulator::Schedule(MilliSeconds(1), start);
+			return;
+		}
+		m_t0 = Simulator::Now();
+		for (uint32_t j = 0; j < m_jobs.size(); j++)
+			StartIteration(j);
+	};
+	Simulator::Schedule(setup, start);
+	Simulator::Stop(NanoSeconds(m_o.timeLimitNs) + setup);
+	Simulator::Run();
+}
+
+double Percentile(std::vector<double> v, double q)
+{
+	if (v.empty())
+		return 0;
+	std::sort(v.begin(), v.end());
+	size_t k = static_cast<size_t>(std::ceil(q * v.size()));
+	return v[k ? k - 1 : 0];
+}
+
+void Cluster::Report(double wallS)
+{
+	uint64_t drops = 0, marks = 0, peak = 0, hostDrops = 0, hostMarks = 0;
+	uint64_t bursts = 0, held = 0, early = 0, holdNs = 0, bypass = 0;
+	std::vector<double> iters;
+	double jct = 0, iterMean = 0;
+	bool valid = m_jobsDone == m_jobs.size();
+	std::ostringstream js;
+
+	for (Port &p : m_ports) {
+		const QueueDisc::Stats &st = p.qd->GetStats();
+
+		drops += st.nTotalDroppedPackets;
+		marks += st.nTotalMarkedPackets;
+		peak = std::max<uint64_t>(peak, p.peak);
+	}
+	for (Ptr<QueueDisc> q : m_hostQd) {
+		const QueueDisc::Stats &st = q->GetStats();
+		Ptr<DesyncQueueDisc> d = DynamicCast<DesyncQueueDisc>(q);
+
+		hostDrops += st.nTotalDroppedPackets;
+		hostMarks += st.nTotalMarkedPackets;
+		if (d) {
+			bursts += d->CoreStats().bursts;
+			held += d->CoreStats().held;
+			early += d->CoreStats().early_release;
+			holdNs += d->CoreStats().hold_time_ns;
+			bypass += d->Bypassed();
+		}
+	}
+	js << std::fixed << std::setprecision(1) << "{";
+	js << "\"scenario\": \"" << m_o.scenario << "\", \"host_qdisc\": \"" << m_o.hostQdisc
+	   << "\", \"desync\": \"" << m_o.desyncWords << "\", \"cc\": \"" << m_o.cc
+	   << "\", \"hosts\": " << m_o.hosts << ", \"jobs\": " << m_jobs.size()
+	   << ", \"msg\": " << m_o.msg << ", \"seed\": " << m_o.seed;
+	js << ", \"valid\": " << (valid ? "true" : "false");
+	for (const Job &j : m_jobs) {
+		iters.insert(iters.end(), j.iterUs.begin(), j.iterUs.end());
+		double t = ((j.done ? j.end : Simulator::Now()) - m_t0).GetNanoSeconds() / 1e3;
+		jct = std::max(jct, t);
+	}
+	for (double v : iters)
+		iterMean += v / iters.size();
+	js << ", \"iters_done\": " << iters.size()
+	   << ", \"fct_p50_us\": " << Percentile(m_fctUs, 0.5)
+	   << ", \"fct_p99_us\": " << Percentile(m_fctUs, 0.99)
+	   << ", \"fct_max_us\": " << Percentile(m_fctUs, 1.0)
+	   << ", \"iter_mean_us\": " << iterMean
+	   << ", \"iter_p99_us\": " << Percentile(iters, 0.99)
+	   << ", \"jct_us\": " << jct
+	   << ", \"goodput_gbps\": " << std::setprecision(3) << (jct ? m_bytesDone * 8 / jct / 1e3 : 0)
+	   << ", \"jain\": " << std::setprecision(4)
+	   << (m_rateSq ? m_rateSum * m_rateSum / (m_fctUs.size() * m_rateSq) : 0)
+	   << std::setprecision(1) << ", \"job_jct_us\": [";
+	for (size_t i = 0; i < m_jobs.size(); i++)
+		js << (i ? ", " : "")
+		   << ((m_jobs[i].done ? m_jobs[i].end : Simulator::Now()) - m_t0).GetNanoSeconds() / 1e3;
+	js << "], \"rtos\": " << m_rtos << ", \"drops\": " << drops
+	   << ", \"ce_marks\": " << marks << ", \"queue_peak_bytes\": " << peak
+	   << ", \"host_drops\": " << hostDrops << ", \"host_ce_marks\": " << hostMarks
+	   << ", \"bursts\": " << bursts << ", \"held\": " << held
+	   << ", \"early_release\": " << early << ", \"hold_time_us\": " << holdNs / 1e3
+	   << ", \"bypass\": " << bypass
+	   << ", \"events\": " << Simulator::GetEventCount()
+	   << ", \"wall_s\": " << std::setprecision(3) << wallS
+	   << ", \"events_per_s\": " << std::setprecision(0)
+	   << Simulator::GetEventCount() / std::max(wallS, 1e-3) << "}";
+
+	std::cout << js.str() << std::endl;
+	if (!m_o.json.empty()) {
+		std::ofstream f(m_o.json);
+
+		f << js.str() << "\n";
+		if (!f) {
+			std::cerr << "desync-sim: cannot write " << m_o.json << "\n";
+			std::exit(1);
+		}
+	}
+}
+
+void ConfigureTcp(const SimOptions &o)
+{
+	uint64_t buf = 8u << 20;
+
+	Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+			   TypeIdValue(o.cc == "dctcp" ? TcpDctcp::GetTypeId() :
+							 TcpCubic::GetTypeId()));
+	Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(kMss));
+	Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+	Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(buf));
+	Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(buf));
+	Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(1)));
+	Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+	Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(1)));
+	Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(NanoSeconds(o.minRtoNs)));
+	Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MicroSeconds(1)));
+	/*
+	 * The weak end-system model makes every forwarded packet search all
+	 * interfaces of a switch for its address: a ToR pays per port.
+	 */
+	Config::SetDefault("ns3::Ipv4::WeakEsModel", BooleanValue(false));
+	/* Cubic as an ECN-capable Linux host; DCTCP turns ECN on itself. */
+	Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	SimOptions o;
+	int rc = SimParseOptions(argc, argv, &o);
+
+	if (rc)
+		return rc == 1 ? 0 : rc;
+
+	RngSeedManager::SetSeed(1);
+	RngSeedManager::SetRun(o.seed);
+	ConfigureTcp(o);
+
+	auto t0 = std::chrono::steady_clock::now();
+	Cluster cl(o);
+
+	cl.Build();
+	cl.Run();
+	double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	cl.Report(wall);
+	Simulator::Destroy();
+	return 0;
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarize the runs of bench.py: results.json, table.md and plots.
+
+Usage: report.py RAW_DIR OUT_DIR
+
+Every cell is the median over seeds with [min-max]; ratios to fq_codel
+are paired by seed (same seed, same scenario) and then summarized the
+same way.  A ratio whose fq_codel value is 0 is shown as "0 -> n".
+"""
+import glob
+import json
+import os
+import statistics
+import sys
+
+QDISCS = ["pfifo", "fq_codel", "jitter", "desync"]
+METRICS = [
+    ("fct_p99_us", "p99 FCT (us)"),
+    ("iter_mean_us", "mean iteration (us)"),
+    ("jct_us", "JCT (us)"),
+    ("rtos", "RTOs"),
+    ("drops", "drops"),
+    ("queue_peak_bytes", "queue peak (B)"),
+    ("ce_marks", "CE marks"),
+]
+ROW6 = [("goodput_gbps", "goodput (Gbit/s)"), ("jain", "Jain's index")]
+
+
+def fmt(v):
+    if isinstance(v, float) and v < 10 and v != int(v):
+        return f"{v:.3g}"
+    return f"{v:.0f}"
+
+
+def spread(vals, f=fmt):
+    return f"{f(statistics.median(vals))} [{f(min(vals))}-{f(max(vals))}]"
+
+
+def ratios(recs, name, q, key):
+    base = {r["seed"]: r[key] for r in recs if r["name"] == name and r["host_qdisc"] == "fq_codel"}
+    out, zero = [], []
+    for r in recs:
+        if r["name"] != name or r["host_qdisc"] != q or r["seed"] not in base:
+            continue
+        if base[r["seed"]] > 0:
+            out.append(r[key] / base[r["seed"]])
+        else:
+            zero.append(r[key])
+    return out, zero
+
+
+def ratio_cell(recs, name, q, key):
+    rs, zero = ratios(recs, name, q, key)
+    if rs and not zero:
+        return spread(rs, lambda v: f"{v:.2f}")
+    if zero and not rs:
+        return "both 0" if not any(zero) else "0 -> " + spread(zero)
+    if not rs:
+        return "-"
+    return spread(rs, lambda v: f"{v:.2f}") + f" ({len(zero)} seeds 0 -> x)"
+
+
+def main():
+    raw, out = sys.argv[1], sys.argv[2]
+    recs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(raw, "*.json")))]
+    recs.sort(key=lambda r: r["row"] if r["row"] != "A" else 99)
+    names = []
+    for r in recs:
+        if r["name"] not in names:
+            names.append(r["name"])
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(recs, f, indent=0)
+
+    lines = ["# desync in the ns-3 model: results", "",
+             "Median over seeds [min-max].  Ratio columns: per seed, the value over "
+             "fq_codel's on the same seed, then median [min-max].  `0 -> n`: fq_codel "
+             "had 0, the qdisc n.  Invalid runs (bytes missing at the time limit) are "
+             "counted with the values they reached and listed below.", ""]
+    for name in names:
+        row = [r for r in recs if r["name"] == name]
+        rown = row[0]["row"]
+        metrics = METRICS + (ROW6 if rown == 6 else [])
+        qdiscs = [q for q in QDISCS if any(r["host_qdisc"] == q for r in row)]
+        qdiscs += sorted({r["host_qdisc"] for r in row} - set(qdiscs))
+        lines += [f"## Row {rown}: {name}", "", "`desync-sim " + " ".join(row[0]["args"]) + "`", ""]
+        lines.append("| metric | " + " | ".join(qdiscs) + " | " +
+                     " | ".join(f"{q}/fq_codel" for q in qdiscs if q != "fq_codel") + " |")
+        lines.append("|---" * (1 + 2 * len(qdiscs) - 1) + "|")
+        for key, label in metrics:
+            cells = []
+            for q in qdiscs:
+                vals = [r[key] for r in row if r["host_qdisc"] == q]
+                cells.append(spread(vals) if vals else "-")
+            for q in qdiscs:
+                if q != "fq_codel":
+                    cells.append(ratio_cell(recs, name, q, key))
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        held = [r for r in row if r["host_qdisc"] == "desync"]
+        if held:
+            lines.append("")
+            lines.append("desync: bursts " + spread([r["bursts"] for r in held]) +
+                         ", held packets " + spread([r["held"] for r in held]) +
+                         ", early releases " + spread([r["early_release"] for r in held]) + ".")
+        bad = [r for r in row if not r["valid"]]
+        if bad:
+            lines.append("")
+            lines.append("Invalid runs: " + ", ".join(f"{r['host_qdisc']} seed {r['seed']}" for r in bad) + ".")
+        lines.append("")
+    with open(os.path.join(out, "table.md"), "w") as f:
+        f.write("\n".join(lines))
+    summary(recs, names, out)
+    plot([r for r in recs if r["row"] != "A"], [n for n in names if not n.startswith("A-")], out)
+
+
+def summary(recs, names, out):
+    """One line per scenario and qdisc: the paired ratios to fq_codel."""
+    keys = ["fct_p99_us", "iter_mean_us", "jct_us", "rtos", "drops", "queue_peak_bytes"]
+    lines = ["| scenario | qdisc | p99 FCT | mean iteration | JCT | RTOs | drops | queue peak |",
+             "|---|---|---|---|---|---|---|---|"]
+    for n in names:
+        qs = sorted({r["host_qdisc"] for r in recs if r["name"] == n} - {"fq_codel"},
+                    key=lambda q: (q not in QDISCS, QDISCS.index(q) if q in QDISCS else 0, q))
+        for q in qs:
+            if q == "pfifo":
+                continue
+            cells = [ratio_cell(recs, n, q, k).split(" [")[0] for k in keys]
+            lines.append(f"| {n} | {q} | " + " | ".join(cells) + " |")
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def plot(recs, names, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for key, label in [("fct_p99_us", "p99 FCT"), ("iter_mean_us", "mean iteration time"),
+                       ("queue_peak_bytes", "bottleneck queue peak")]:
+        fig, ax = plt.subplots(figsize=(11, 4.5))
+        qs = [q for q in QDISCS if q != "fq_codel"]
+        w = 0.8 / len(qs)
+        for i, q in enumerate(qs):
+            med, lo, hi = [], [], []
+            for n in names:
+                rs, _ = ratios(recs, n, q, key)
+                m = statistics.median(rs) if rs else float("nan")
+                med.append(m)
+                lo.append(m - min(rs) if rs else 0)
+                hi.append(max(rs) - m if rs else 0)
+            xs = [j + (i - (len(qs) - 1) / 2) * w for j in range(len(names))]
+            ax.bar(xs, med, w, yerr=[lo, hi], label=q, capsize=2)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, rotation=35, ha="right", fontsize=8)
+        ax.set_ylabel(f"{label} / fq_codel (log)")
+        ax.set_title(f"{label} relative to fq_codel, paired by seed (median, min-max)")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, f"ratio-{key}.png"), dpi=90)
+        plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sim-options.cc	command line of desync-sim
+ */
+#include "sim-options.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <vector>
+
+namespace {
+
+/* "100Gbps", "25Gbit/s", "10G": bits per second. */
+bool ParseRate(const std::string &s, uint64_t *bps)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = {
+		{ "bps", 1 }, { "bit/s", 1 }, { "", 1 },
+		{ "Kbps", 1e3 }, { "Kbit/s", 1e3 }, { "K", 1e3 },
+		{ "Mbps", 1e6 }, { "Mbit/s", 1e6 }, { "M", 1e6 },
+		{ "Gbps", 1e9 }, { "Gbit/s", 1e9 }, { "G", 1e9 },
+		{ "Tbps", 1e12 }, { "Tbit/s", 1e12 },
+	};
+	char *end;
+	double v;
+
+	if (s.empty() || !isdigit(static_cast<unsigned char>(s[0])))
+		return false;
+	v = strtod(s.c_str(), &end);
+	for (const auto &u : units) {
+		if (std::string(end) == u.unit) {
+			v *= u.mult;
+			*bps = static_cast<uint64_t>(v + 0.5);
+			return *bps >= 1000 && v < 1e14;
+		}
+	}
+	return false;
+}
+
+/* "65536", "64KiB", "1MB", "2MiB": bytes. */
+bool ParseBytes(const std::string &s, uint64_t *bytes)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = {
+		{ "", 1 }, { "B", 1 },
+		{ "KB", 1e3 }, { "kB", 1e3 }, { "KiB", 1024 },
+		{ "MB", 1e6 }, { "MiB", 1048576 },
+		{ "GB", 1e9 }, { "GiB", 1073741824 },
+	};
+	char *end;
+	double v;
+
+	if (s.empty() || !isdigit(static_cast<unsigned char>(s[0])))
+		return false;
+	v = strtod(s.c_str(), &end);
+	for (const auto &u : units) {
+		if (std::string(end) == u.unit) {
+			v *= u.mult;
+			*bytes = static_cast<uint64_t>(v + 0.5);
+			return v < 1e13;
+		}
+	}
+	return false;
+}
+
+bool ParseU32(const std::string &s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s.empty() || !isdigit(static_cast<unsigned char>(s[0])))
+		return false;
+	errno = 0;
+	v = strtoull(s.c_str(), &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = static_cast<uint32_t>(v);
+	return true;
+}
+
+bool OneOf(const std::string &s, std::initializer_list<const char *> names)
+{
+	for (const char *n : names)
+		if (s == n)
+			return true;
+	return false;
+}
+
+struct Opt {
+	const char *name;
+	const char *help;
+	std::function<bool(const std::string &)> set;
+};
+
+} // namespace
+
+int SimParseOptions(int argc, char **argv, SimOptions *o)
+{
+	const std::vector<Opt> opts = {
+		{ "scenario", "incast|ring|alltoall|twojob|burst",
+		  [o](const std::string &v) {
+			  o->scenario = v;
+			  return OneOf(v, { "incast", "ring", "alltoall", "twojob", "burst" });
+		  } },
+		{ "hosts", "workers (incast, burst and twojob add aggregators)",
+		  [o](const std::string &v) { return ParseU32(v, 2, 65536, &o->hosts); } },
+		{ "hostsPerTor", "hosts under one ToR",
+		  [o](const std::string &v) { return ParseU32(v, 1, 254, &o->hostsPerTor); } },
+		{ "spines", "spine switches",
+		  [o](const std::string &v) { return ParseU32(v, 1, 64, &o->spines); } },
+		{ "jobs", "jobs of the twojob scenario",
+		  [o](const std::string &v) { return ParseU32(v, 1, 64, &o->jobs); } },
+		{ "hostRate", "host link rate, e.g. 100Gbps",
+		  [o](const std::string &v) { return ParseRate(v, &o->hostRate); } },
+		{ "fabricRate", "ToR-spine link rate",
+		  [o](const std::string &v) { return ParseRate(v, &o->fabricRate); } },
+		{ "linkDelay", "propagation delay per link, e.g. 1us",
+		  [o](const std::string &v) { return DesyncParseTimeNs(v, &o->linkDelayNs); } },
+		{ "buffer", "bytes per switch port",
+		  [o](const std::string &v) { return ParseBytes(v, &o->buffer) && o->buffer >= 3000; } },
+		{ "ecnK", "step ECN threshold in bytes",
+		  [o](const std::string &v) { return ParseBytes(v, &o->ecnK) && o->ecnK >= 1; } },
+		{ "msg", "bytes per worker per iteration",
+		  [o](const std::string &v) { return ParseBytes(v, &o->msg) && o->msg >= 1; } },
+		{ "compute", "compute time per iteration",
+		  [o](const std::string &v) { return DesyncParseTimeNs(v, &o->computeNs); } },
+		{ "jitter", "uniform compute noise in [0, jitter]",
+		  [o](const std::string &v) { return DesyncParseTimeNs(v, &o->jitterNs); } },
+		{ "iters", "iterations",
+		  [o](const std::string &v) { return ParseU32(v, 1, 100000, &o->iters); } },
+		{ "seed", "run number of the random streams",
+		  [o](const std::string &v) { return ParseU32(v, 1, 0x7fffffff, &o->seed); } },
+		{ "cc", "dctcp|cubic",
+		  [o](const std::string &v) { o->cc = v; return OneOf(v, { "dctcp", "cubic" }); } },
+		{ "minRto", "TCP minimum retransmit timeout",
+		  [o](const std::string &v) { return DesyncParseTimeNs(v, &o->minRtoNs) && o->minRtoNs; } },
+		{ "hostQdisc", "pfifo|fq_codel|jitter|desync",
+		  [o](const std::string &v) {
+			  o->hostQdisc = v;
+			  return OneOf(v, { "pfifo", "fq_codel", "jitter", "desync" });
+		  } },
+		{ "desync", "\"OPTIONS\" as for tc qdisc add ... desync",
+		  [o](const std::string &v) { o->desyncWords = v; return true; } },
+		{ "timeLimit", "simulated time after which the run is invalid",
+		  [o](const std::string &v) { return DesyncParseTimeNs(v, &o->timeLimitNs) && o->timeLimitNs; } },
+		{ "json", "write the results object to FILE",
+		  [o](const std::string &v) { o->json = v; return !v.empty(); } },
+	};
+
+	for (int i = 1; i < argc; i++) {
+		std::string a = argv[i];
+		const Opt *found = nullptr;
+
+		if (a == "--help" || a == "-h" || a == "--PrintHelp") {
+			std::cout << "Usage: desync-sim [--name=value]...\n";
+			for (const Opt &op : opts)
+				std::cout << "  --" << op.name << "=  " << op.help << "\n";
+			return 1;
+		}
+		size_t eq = a.find('=');
+		if (a.compare(0, 2, "--") || eq == std::string::npos) {
+			std::cerr << "desync-sim: expected --name=value, got \"" << a << "\"\n";
+			return 2;
+		}
+		std::string name = a.substr(2, eq - 2), val = a.substr(eq + 1);
+		for (const Opt &op : opts)
+			if (name == op.name)
+				found = &op;
+		if (!found) {
+			std::cerr << "desync-sim: unknown option --" << name << "\n";
+			return 2;
+		}
+		if (!found->set(val)) {
+			std::cerr << "desync-sim: bad value for --" << name << ": \"" << val
+				  << "\" (want " << found->help << ")\n";
+			return 2;
+		}
+	}
+
+	std::string err = DesyncParseWords(o->desyncWords, &o->desync);
+	if (!err.empty()) {
+		std::cerr << "desync-sim: --desync: " << err << "\n";
+		return 2;
+	}
+	if (o->ecnK > o->buffer) {
+		std::cerr << "desync-sim: --ecnK must not exceed --buffer\n";
+		return 2;
+	}
+	if (o->scenario == "twojob" && o->hosts < o->jobs) {
+		std::cerr << "desync-sim: --hosts must be at least --jobs\n";
+		return 2;
+	}
+	return 0;
+}

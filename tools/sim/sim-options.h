@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sim-options.h	command line of desync-sim
+ *
+ * ns-3's own CommandLine prints its whole help and exits 1 on an unknown
+ * option; scripts driving the model want one line and exit status 2, so
+ * the --name=value options are parsed here.
+ */
+#ifndef DESYNC_SIM_OPTIONS_H
+#define DESYNC_SIM_OPTIONS_H
+
+#include <cstdint>
+#include <string>
+
+#include "desync-opts.h"
+
+struct SimOptions {
+	std::string scenario = "incast";
+	uint32_t hosts = 16;		/* workers */
+	uint32_t hostsPerTor = 16;
+	uint32_t spines = 2;
+	uint32_t jobs = 2;		/* twojob */
+	uint64_t hostRate = 100000000000ULL;	/* bit/s */
+	uint64_t fabricRate = 400000000000ULL;
+	uint64_t linkDelayNs = 1000;
+	uint64_t buffer = 512000;	/* bytes per switch port */
+	uint64_t ecnK = 100000;		/* bytes */
+	uint64_t msg = 262144;		/* bytes per worker per iteration */
+	uint64_t computeNs = 1000000;
+	uint64_t jitterNs = 0;
+	uint32_t iters = 10;
+	uint32_t seed = 1;
+	std::string cc = "dctcp";
+	uint64_t minRtoNs = 200000000;
+	std::string hostQdisc = "fq_codel";
+	std::string desyncWords;
+	DesyncConfig desync;
+	uint64_t timeLimitNs = 30000000000ULL;
+	std::string json;
+};
+
+/*
+ * Fills @o from argv.  Returns 0 to run, 1 after printing the help, or
+ * 2 after printing a one-line error to stderr.
+ */
+int SimParseOptions(int argc, char **argv, SimOptions *o);
+
+#endif /* DESYNC_SIM_OPTIONS_H */
