@@ -537,8 +537,8 @@ test_qdisc_defaults()
 	assert_eq "group_by" "${SNAP[desync:opt.group_by]}" dst
 	assert_eq "groups" "${SNAP[desync:opt.groups]}" 1024
 	assert_eq "idle" "${SNAP[desync:opt.idle]}" 2000
-	assert_eq "offset_max" "${SNAP[desync:opt.offset_max]}" 20000
-	assert_eq "spread" "${SNAP[desync:opt.spread]}" 25
+	assert_eq "offset_max" "${SNAP[desync:opt.offset_max]}" 1000
+	assert_eq "spread" "${SNAP[desync:opt.spread]}" 0
 	assert_eq "slots" "${SNAP[desync:opt.slots]}" 1
 	assert_eq "slot" "${SNAP[desync:opt.slot]}" random
 	assert_eq "hold_limit" "${SNAP[desync:opt.hold_limit]}" 256
@@ -649,7 +649,7 @@ test_qdisc_replace()
 	assert_eq "handle" "${SNAP[desync:handle]}" "5:"
 	assert_eq "limit" "${SNAP[desync:opt.limit]}" 300
 	assert_eq "hold_limit" "${SNAP[desync:opt.hold_limit]}" 30
-	assert_eq "offset_max back to default" "${SNAP[desync:opt.offset_max]}" 20000
+	assert_eq "offset_max back to default" "${SNAP[desync:opt.offset_max]}" 1000
 }
 
 test_qdisc_delete()

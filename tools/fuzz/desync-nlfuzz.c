@@ -71,8 +71,8 @@
 #define DEF_LIMIT		10000
 #define DEF_GROUPS		1024
 #define DEF_IDLE		2000
-#define DEF_OFFSET		20000
-#define DEF_SPREAD		25
+#define DEF_OFFSET		1000
+#define DEF_SPREAD		0
 #define DEF_HOLD_LIMIT		256
 #define DEF_CE			1000
 #define LIMIT_MAX		1000000U

@@ -23,7 +23,7 @@ struct DesyncConfig {
 	bool slot_rank = false;		/* "slot rank": the host's rank mod slots */
 	uint32_t hold_limit = 256;
 	uint32_t ce_threshold_us = 1000;
-	uint32_t spread = 25;		/* percent of the last burst */
+	uint32_t spread = 0;		/* percent of the last burst */
 	uint64_t bypass_prio = 0;
 	bool seed_given = false;
 	uint64_t seed = 0;
