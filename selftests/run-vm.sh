@@ -80,9 +80,10 @@ for k in "${KERNELS[@]}"; do
 
 	# The console may carry carriage returns and interleaved kernel lines.
 	line=$(tr -d '\r' < "$log" | grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -1)
+	# run.sh's own last word on a VM that failed.
+	why=$(tr -d '\r' < "$log" | grep -E '^run\.sh: (guest init|VM) failed: ' | tail -1)
 	if [ -z "$line" ]; then
 		total_fail=$((total_fail + 1))
-		why=$(tr -d '\r' < "$log" | grep -E '^run\.sh: guest init failed: ' | tail -1)
 		summary+=("$k: no result line (run.sh status $rc) after ${secs}s${why:+; ${why#run.sh: }}")
 		continue
 	fi
@@ -93,7 +94,7 @@ for k in "${KERNELS[@]}"; do
 	# A splat or crash fails the kernel even when every test passed.
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		total_fail=$((total_fail + 1))
-		line="$line; run.sh status $rc (VM failure or kernel splat)"
+		line="$line; run.sh status $rc (${why:-VM failure or kernel splat})"
 	fi
 	summary+=("$k: $line in ${secs}s")
 	while IFS= read -r l; do

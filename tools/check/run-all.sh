@@ -9,7 +9,8 @@
 # "total: N passed, N failed" line when it combines its parts itself; a
 # step that only has an exit status (checkpatch, sparse) counts as one test.
 #
-# Steps: unit checkpatch sparse plugin budget sim vm selftests fuzz (default: all).
+# Steps: unit checkpatch sparse plugin budget sim vm selftests tdc fuzz
+# (default: all).
 
 set -uo pipefail
 # shellcheck source=tools/vm/lib.sh
@@ -25,6 +26,7 @@ step_budget()    { tools/bench/cost/check-budget.sh; }
 step_sim()       { tools/sim/smoke.sh; }
 step_vm()        { tools/vm/test-bare-root.sh; }
 step_selftests() { selftests/run-vm.sh; }
+step_tdc()       { selftests/tc-testing/run-vm.sh; }
 step_fuzz()      { tools/fuzz/run-vm.sh --count 2000 --torture short 6.1 6.12; }
 
 total_pass=0
@@ -66,7 +68,7 @@ run_step()
 	echo "# ---- $name: exit $rc, $p passed, $f failed ----"
 }
 
-[ $# -gt 0 ] || set -- unit checkpatch sparse plugin budget sim vm selftests fuzz
+[ $# -gt 0 ] || set -- unit checkpatch sparse plugin budget sim vm selftests tdc fuzz
 start=$SECONDS
 for s in "$@"; do
 	declare -F "step_$s" >/dev/null || die "unknown step $s"

@@ -26,6 +26,8 @@
 # DESYNC_VM_ROOT (default /) is the directory shared as the guest's root.
 # When the guest fails before CMD starts, the last line says why:
 #   run.sh: guest init failed: REASON
+# and when it times out or dies later (status 124, 125):
+#   run.sh: VM failed: REASON
 
 set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
@@ -33,7 +35,7 @@ source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
 usage()
 {
-	sed -n '3,28s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,30s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -174,6 +176,7 @@ stop_vm()
 
 shopt -s extglob
 interrupted=0
+t_qemu=$SECONDS
 (
 	# --foreground keeps qemu in our process group so ^C reaches it.
 	timeout --foreground -k 10 "$timeout" "${qemu[@]}" \
@@ -189,6 +192,13 @@ done
 trap - INT TERM HUP
 t_end=$EPOCHREALTIME
 qemu_rc=$(cat "$run_dir/qemu.rc" 2> /dev/null || echo 1)
+# timeout(1) does not always exit 124 when qemu dies of its TERM: the
+# elapsed time tells.
+timed_out=0
+if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ] ||
+   [ $((SECONDS - t_qemu)) -ge "$timeout" ]; then
+	timed_out=1
+fi
 t_boot=$(cat "$run_dir/t_boot" 2> /dev/null || true)
 
 secs()
@@ -198,8 +208,8 @@ secs()
 	printf '%d.%02d' $(((b - a) / 1000000)) $(((b - a) % 1000000 / 10000))
 }
 
-# Why the guest never reached CMD: init's own message, else the kernel's
-# panic, else the first splat, else what qemu did.
+# Why the guest failed: init's own message, else the kernel's panic, else
+# the first splat, else what qemu did.
 boot_failure()
 {
 	local r
@@ -208,10 +218,13 @@ boot_failure()
 	[ -n "$r" ] || r=$(grep -a -o -m 1 'Kernel panic - not syncing: .*' "$log")
 	[ -n "$r" ] || r=$(printf '%s\n' "$splats" | head -n 1)
 	if [ -z "$r" ]; then
-		case $qemu_rc in
-		124|137) r="no start marker within $timeout s" ;;
-		*) r="qemu exited with status $qemu_rc before the start marker" ;;
-		esac
+		if [ -n "$t_boot" ]; then
+			r="the guest died before CMD finished (qemu status $qemu_rc)"
+		elif [ $timed_out -eq 1 ]; then
+			r="no start marker within $timeout s"
+		else
+			r="qemu exited with status $qemu_rc before the start marker"
+		fi
 	fi
 	printf '%s\n' "$r"
 }
@@ -227,7 +240,7 @@ elif [ $interrupted -eq 1 ] && [ -z "$rc" ]; then
 	echo "$ME: interrupted" >&2
 	status=130
 elif [ -z "$rc" ]; then
-	if [ "$qemu_rc" -eq 124 ] || [ "$qemu_rc" -eq 137 ]; then
+	if [ $timed_out -eq 1 ]; then
 		echo "$ME: timed out after $timeout s" >&2
 		status=124
 	else
@@ -247,5 +260,9 @@ echo "$ME: $kver: boot ${boot} s, total $(secs "$t_start" "$t_end") s, status $s
 # Said last: it is otherwise buried hundreds of console lines above.
 if [ -z "$t_boot" ] && [ $interrupted -eq 0 ]; then
 	echo "$ME: guest init failed: $(boot_failure)" >&2
+elif [ "$status" -eq 124 ]; then
+	echo "$ME: VM failed: CMD did not finish within $timeout s" >&2
+elif [ "$status" -eq 125 ]; then
+	echo "$ME: VM failed: $(boot_failure)" >&2
 fi
 exit "$status"
