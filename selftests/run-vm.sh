@@ -38,6 +38,10 @@ ALL_SCRIPTS="desync_config desync_hold desync_bypass desync_ecn desync_limits de
 
 # A script that hangs must not take the rest of the run with it.
 SCRIPT_TIMEOUT=600
+# The whole run in one VM: about 20 minutes on a machine shared by
+# several emulators, longer when it is overloaded; a hang ends at
+# SCRIPT_TIMEOUT already.
+VM_TIMEOUT=3600
 
 # The number on the last "# KEY: N" line of FILE, 0 if there is none.
 count_of()	# KEY FILE
@@ -172,7 +176,7 @@ for k in "${KERNELS[@]}"; do
 	fi
 
 	t0=$SECONDS
-	"$REPO/tools/vm/run.sh" --kernel "$k" --timeout 1800 -- \
+	"$REPO/tools/vm/run.sh" --kernel "$k" --timeout "$VM_TIMEOUT" -- \
 		env DESYNC_KO="$ko" TC_LIB_DIR="$REPO/tc-plugin" DESYNC_RESULTS="$res" \
 		${DESYNC_SLACK_MS:+DESYNC_SLACK_MS="$DESYNC_SLACK_MS"} \
 		${DESYNC_SCRIPTS:+DESYNC_SCRIPTS="$DESYNC_SCRIPTS"} \
@@ -188,6 +192,9 @@ for k in "${KERNELS[@]}"; do
 	if [ -z "$line" ]; then
 		total_fail=$((total_fail + 1))
 		summary+=("$k: no result line (run.sh status $rc) after ${secs}s")
+		while IFS= read -r l; do
+			summary+=("$k: $l")
+		done < <(test_notes "$log")
 		continue
 	fi
 	read -r p _ f _ s _ <<< "${line//,/}"
