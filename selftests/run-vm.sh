@@ -3,19 +3,111 @@
 #
 # Usage: run-vm.sh [6.1|6.12 ...]          (default: 6.1 6.12)
 #
-# Builds the module for each kernel, the tc plugin and the probe, then runs
-# selftests/desync.sh in a VM of each kernel (tools/vm/run.sh) and prints a
-# combined "total: N passed, N failed" line.  Exits 1 when any test failed, when
-# a VM died or logged a kernel splat, or when a suite did not report.
+# Builds the module for each kernel, the tc plugin and the probe, then boots
+# each kernel once (tools/vm/run.sh) and runs every topic script
+# (selftests/desync_*.sh) in it.  Prints a summary per kernel and a combined
+# "total: N passed, N failed" line with "# xfail: N" and "# retried: N".
+# Exits 1 when any test failed, when a VM died or logged a kernel splat, or
+# when a script did not report.
 #
-# Per kernel, the console goes to selftests/results/<kernel>/console.log and
-# every measured hold to selftests/results/<kernel>/holds.tsv; a summary of
-# the holds (min/median/max against the configured window) is printed.
-# DESYNC_SLACK_MS and DESYNC_TESTS are passed through to the guest.
+# Per kernel, the console goes to selftests/results/<kernel>/console.log,
+# each script's measured holds and the outputs of its failed tests to
+# selftests/results/<kernel>/<script>/, and all holds to
+# selftests/results/<kernel>/holds.tsv; a summary of the holds
+# (min/median/max against the configured window) is printed.
+#
+# Environment:
+#   DESYNC_SCRIPTS   topic scripts to run (default: all, in the order below),
+#                    e.g. "desync_hold desync_ecn"
+#   DESYNC_TESTS     tests to run within them (default: all)
+#   DESYNC_SLACK_MS  timing tolerance passed to the scripts
+#
+# Inside the VM it runs itself as "run-vm.sh --guest" to run the scripts
+# one after the other and sum their results.
 
 set -uo pipefail
 
-REPO=$(dirname "$(dirname "$(readlink -f "$0")")")
+SELFTESTS=$(dirname "$(readlink -f "$0")")
+REPO=$(dirname "$SELFTESTS")
+
+# Every topic script, in run order.  lifecycle goes last: its
+# kernel_log_clean test checks the kernel log of the whole run.
+ALL_SCRIPTS="desync_config desync_hold desync_bypass desync_ecn desync_limits desync_edt
+	desync_accounting
+	desync_lifecycle"
+
+# A script that hangs must not take the rest of the run with it.
+SCRIPT_TIMEOUT=600
+# The whole run in one VM: about 20 minutes on a machine shared by
+# several emulators, longer when it is overloaded; a hang ends at
+# SCRIPT_TIMEOUT already.
+VM_TIMEOUT=3600
+
+# The number on the last "# KEY: N" line of FILE, 0 if there is none.
+count_of()	# KEY FILE
+{
+	local v
+
+	v=$(sed -n "s/^# $1: \([0-9][0-9]*\)\$/\1/p" "$2" | tail -1)
+	echo "${v:-0}"
+}
+
+# Guest side: runs the scripts, their KTAP output nested under one plan
+# (kselftest style), then prints the sums.
+guest()
+{
+	local scripts=() s n=0 pass=0 fail=0 skip=0 xfail=0 retried=0 out line p f k t0 rc
+
+	for s in ${DESYNC_SCRIPTS:-$ALL_SCRIPTS}; do
+		scripts+=("${s%.sh}")
+	done
+	out=$(mktemp)
+	export DESYNC_KMSG_MARK="desync-selftests-start-$$"
+	echo "$DESYNC_KMSG_MARK" > /dev/kmsg 2>/dev/null
+
+	echo "TAP version 13"
+	echo "1..${#scripts[@]}"
+	for s in "${scripts[@]}"; do
+		n=$((n + 1))
+		echo "# selftests: $s.sh"
+		t0=$SECONDS
+		timeout -k 10 "$SCRIPT_TIMEOUT" "$SELFTESTS/$s.sh" 2>&1 | tee "$out" | sed -u 's/^/# /'
+		rc=${PIPESTATUS[0]}
+		echo "# time $s $((SECONDS - t0))s"
+		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out" | tail -1)
+		if [ -z "$line" ]; then
+			echo "not ok $n selftests: $s.sh # exit status $rc, no result line"
+			fail=$((fail + 1))
+			continue
+		fi
+		read -r p _ f _ k _ <<< "${line//,/}"
+		pass=$((pass + p))
+		fail=$((fail + f))
+		skip=$((skip + k))
+		xfail=$((xfail + $(count_of xfail "$out")))
+		retried=$((retried + $(count_of retried "$out")))
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			# Died after its summary, or exited non-zero without a failure.
+			echo "not ok $n selftests: $s.sh # exit status $rc"
+			fail=$((fail + 1))
+		elif [ "$rc" -ne 0 ]; then
+			echo "not ok $n selftests: $s.sh"
+		else
+			echo "ok $n selftests: $s.sh"
+		fi
+	done
+	rm -f "$out"
+	echo "$pass passed, $fail failed, $skip skipped"
+	echo "# xfail: $xfail"
+	echo "# retried: $retried"
+	[ "$fail" -eq 0 ]
+}
+
+if [ "${1:-}" = --guest ]; then
+	guest
+	exit
+fi
+
 # shellcheck source=tools/vm/lib.sh
 source "$REPO/tools/vm/lib.sh"
 
@@ -37,6 +129,8 @@ fi
 total_pass=0
 total_fail=0
 total_skip=0
+total_xfail=0
+total_retried=0
 summary=()
 
 # min/median/max of the measured holds per test and window, in ms.
@@ -55,11 +149,23 @@ hold_summary()	# HOLDS_TSV
 		END { flush() }'
 }
 
+# Failed, retried and expected-to-fail tests, named with their script,
+# then the time each script took.
+test_notes()	# CONSOLE_LOG
+{
+	awk '
+		/^# selftests: / { s = $3 }
+		/^# not ok [0-9]+ / || /^# ok [0-9]+ .*# (retried|XFAIL)/ { print s ": " substr($0, 3) }
+		/^not ok [0-9]+ selftests: / { print }
+		/^# time / { tm = tm sep $3 " " $4; sep = ", " }
+		END { if (tm != "") print "time per script: " tm }' "$1"
+}
+
 for k in "${KERNELS[@]}"; do
 	res=$REPO/selftests/results/$k
 	log=$res/console.log
+	rm -rf "$res"
 	mkdir -p "$res"
-	rm -f "$res/holds.tsv"
 
 	ko=$("$REPO/tools/vm/build-module.sh" "$k" | grep '/sch_desync\.ko$' | tail -1)
 	if [ -z "$ko" ] || [ ! -e "$ko" ]; then
@@ -70,36 +176,48 @@ for k in "${KERNELS[@]}"; do
 	fi
 
 	t0=$SECONDS
-	"$REPO/tools/vm/run.sh" --kernel "$k" --timeout 900 -- \
+	"$REPO/tools/vm/run.sh" --kernel "$k" --timeout "$VM_TIMEOUT" -- \
 		env DESYNC_KO="$ko" TC_LIB_DIR="$REPO/tc-plugin" DESYNC_RESULTS="$res" \
 		${DESYNC_SLACK_MS:+DESYNC_SLACK_MS="$DESYNC_SLACK_MS"} \
+		${DESYNC_SCRIPTS:+DESYNC_SCRIPTS="$DESYNC_SCRIPTS"} \
 		${DESYNC_TESTS:+DESYNC_TESTS="$DESYNC_TESTS"} \
-		"$REPO/selftests/desync.sh" 2>&1 | tee "$log"
+		"$SELFTESTS/run-vm.sh" --guest 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	secs=$((SECONDS - t0))
-
 	# The console may carry carriage returns and interleaved kernel lines.
-	line=$(tr -d '\r' < "$log" | grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -1)
+	tr -d '\r' < "$log" > "$log.tmp" && mv "$log.tmp" "$log"
+	cat "$res"/*/holds.tsv > "$res/holds.tsv" 2>/dev/null
+
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -1)
 	# run.sh's own last word on a VM that failed.
-	why=$(tr -d '\r' < "$log" | grep -E '^run\.sh: (guest init|VM) failed: ' | tail -1)
+	why=$(grep -E '^run\.sh: (guest init|VM) failed: ' "$log" | tail -1)
 	if [ -z "$line" ]; then
 		total_fail=$((total_fail + 1))
 		summary+=("$k: no result line (run.sh status $rc) after ${secs}s${why:+; ${why#run.sh: }}")
+		while IFS= read -r l; do
+			summary+=("$k: $l")
+		done < <(test_notes "$log")
 		continue
 	fi
 	read -r p _ f _ s _ <<< "${line//,/}"
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + s))
-	# A splat or crash fails the kernel even when every test passed.
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+	total_xfail=$((total_xfail + $(count_of xfail "$log")))
+	total_retried=$((total_retried + $(count_of retried "$log")))
+	# A splat or crash fails the kernel even when every test passed, and
+	# a selection that matched no test must not pass.
+	if [ $((p + f + s)) -eq 0 ]; then
+		total_fail=$((total_fail + 1))
+		line="$line; no test ran"
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		total_fail=$((total_fail + 1))
 		line="$line; run.sh status $rc (${why:-VM failure or kernel splat})"
 	fi
 	summary+=("$k: $line in ${secs}s")
 	while IFS= read -r l; do
 		summary+=("$k: $l")
-	done < <(tr -d '\r' < "$log" | grep -E '^not ok [0-9]+ ')
+	done < <(test_notes "$log")
 	while IFS= read -r l; do
 		summary+=("$k: $l")
 	done < <(hold_summary "$res/holds.tsv")
@@ -112,4 +230,6 @@ for l in "${summary[@]}"; do
 done
 [ "$total_skip" -eq 0 ] || echo "skipped: $total_skip"
 echo "total: $total_pass passed, $total_fail failed"
+echo "# xfail: $total_xfail"
+echo "# retried: $total_retried"
 [ "$total_fail" -eq 0 ]

@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ECN: step marking of ECT packets that queued longer than ce_threshold,
+# never of non-ECT ones, and never for time spent in an intentional hold.
+#
+# Usage: desync_ecn.sh      (root, in the test VM; see selftests/README.md)
+
+ALL_TESTS="
+	ce_mark_threshold
+	ce_hold_excluded
+	ce_hold_slack
+"
+# Timing windows: a failure is retried once, and the retry reported.
+RETRY_TESTS="ce_mark_threshold ce_hold_excluded"
+
+# shellcheck source=selftests/lib.sh
+source "$(dirname "$(readlink -f "$0")")/lib.sh"
+
+# desync under a 5mbit tbf: a back-to-back burst queues for ~100ms.
+ce_setup()	# DESYNC ARGS...
+{
+	tcok qdisc add dev "$DEV" root handle 1: tbf rate 5mbit burst 5kb latency 400ms &&
+		tcok qdisc add dev "$DEV" parent 1: handle 10: desync "$@"
+}
+
+# CE marks against measured delays: a packet cannot have waited longer
+# since eligible than it took end to end, so a CE mark on a packet faster
+# than the threshold is always wrong.  Prints "ce early late late_ce".
+ce_audit()	# RECV_OUT THRESH_US LATE_US
+{
+	awk -v th="$2" -v late="$3" '
+		$1 == "pkt" {
+			ce = ($11 % 4 == 3)
+			n_ce += ce
+			if (ce && $9 < th) early++
+			if ($9 > late) { n_late++; late_ce += ce }
+		}
+		END { print n_ce + 0, early + 0, n_late + 0, late_ce + 0 }' "$1"
+}
+
+ce_mark_threshold()
+{
+	local out=$TMPD/ce m0 m1 ce early late late_ce
+
+	ce_setup ce_threshold 5ms || return
+	snap
+	m0=${SNAP[desync:ce_mark]}
+	recv_start "$out" -l 0.0.0.0 -v -c 60 -q 2s -t 30s
+	psend -d "$B4" -n 1 -k 60 -s 1000 -T 2 -b 4000000 > /dev/null
+	recv_wait
+	snap
+	m1=${SNAP[desync:ce_mark]}
+	read -r ce early late late_ce <<< "$(ce_audit "$out" 5000 10000)"
+	note "ECT queued: $ce of 60 marked, $late_ce of $late packets slower than 10ms"
+	assert_eq "ECT received" "$(sfield "$out" pkts)" 60
+	assert_cmp "CE marks seen by the receiver" "$ce" -ge 30
+	assert_cmp "unmarked head of the queue" "$ce" -lt 60
+	assert_eq "CE on packets faster than the threshold" "$early" 0
+	# Slower than threshold + hold + one tbf packet time + 2ms: waited
+	# above the threshold in desync, so marked, bar emulator noise.
+	assert_cmp "CE among packets slower than 10ms (x10)" $((late_ce * 10)) -ge $((late * 9))
+	assert_eq "ce_mark counter equals CE seen" "$((m1 - m0))" "$ce"
+
+	# The same queue without ECT: never marked.
+	recv_start "$out" -l 0.0.0.0 -c 60 -q 2s -t 30s
+	psend -d "$B4" -n 1 -k 60 -s 1000 -T 0 -b 4000000 > /dev/null
+	recv_wait
+	snap
+	assert_eq "non-ECT received" "$(sfield "$out" pkts)" 60
+	assert_eq "non-ECT CE" "$(sfield "$out" ce)" 0
+	assert_eq "ce_mark after non-ECT" "${SNAP[desync:ce_mark]}" "$m1"
+
+	# ECT below the threshold: one packet at a time does not queue.  A
+	# mark is only tolerated on a packet an emulator stall really delayed.
+	recv_start "$out" -l 0.0.0.0 -v -c 20 -q 2s -t 30s
+	psend -d "$B4" -n 20 -k 1 -g 20ms -s 1000 -T 2 > /dev/null
+	recv_wait
+	snap
+	read -r ce early late late_ce <<< "$(ce_audit "$out" 5000 5000)"
+	[ "$ce" -eq 0 ] || note "paced ECT: $ce marked, $late slower than 5ms"
+	assert_eq "paced ECT received" "$(sfield "$out" pkts)" 20
+	assert_eq "paced ECT marked below the threshold" "$early" 0
+	assert_cmp "paced ECT CE" "$ce" -le "$late"
+	assert_eq "ce_mark after paced ECT" "${SNAP[desync:ce_mark]}" "$((m1 + ce))"
+}
+
+ce_hold_excluded()
+{
+	local out=$TMPD/cehold holds=()
+
+	# Held 100..200ms, far above a 20ms threshold: the hold is no queueing.
+	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 200ms spread 0 slots 2 slot 1 \
+		ce_threshold 20ms || return
+	recv_start "$out" -l 0.0.0.0 -c 15 -q 2s -t 30s
+	psend -d "$B4" -n 3 -k 5 -i 2ms -g 250ms -s 200 -T 2 > /dev/null
+	recv_wait
+	snap
+	read -ra holds <<< "$(holds_of "$out" | tr '\n' ' ')"
+	check_holds "slot 1 of 2" 100000 200000 "${holds[@]}"
+	record_holds ce_hold_excluded 200000 100000 200000 "${holds[@]}"
+	assert_eq "received" "$(sfield "$out" pkts)" 15
+	assert_eq "CE on held ECT packets" "$(sfield "$out" ce)" 0
+	assert_eq "ce_mark" "${SNAP[desync:ce_mark]}" 0
+}
+
+# The watchdog may end a hold up to its slack late; the lateness is not
+# queueing and must not be CE-marked (31 of 33 were, on an empty link).
+ce_hold_slack()
+{
+	dummy_add 1500 || { fail "cannot make a dummy device"; return; }
+	defer dummy_del
+	tcok qdisc add dev "$DUMMY" root desync idle 50ms offset_max 200ms spread 0 ce_threshold 1ms || return
+	psend -d "$DUMMY_DST" -n 11 -k 3 -g 300ms -s 200 -T 2 > /dev/null
+	nap 0.5
+	snap "$DUMMY"
+	assert_eq "packets sent" "${SNAP[desync:packets]}" 33
+	assert_cmp "held" "${SNAP[desync:held]}" -ge 11
+	assert_eq "ce_mark on an empty link" "${SNAP[desync:ce_mark]}" 0
+}
+
+lib_init
+setup_topology || bail_out "cannot create the test namespaces"
+measure_baseline
+tests_run
