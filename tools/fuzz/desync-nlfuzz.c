@@ -638,10 +638,26 @@ static void state_defaults(struct state *s)
 	s->seed_known = false;
 }
 
+/*
+ * Fold the request's options into @c as desync_parse() would; on a
+ * rejection, say so in @e and return false.
+ */
+static bool expect_options(struct expect *e, const struct parsed *p,
+			   struct state *c)
+{
+	int err = model_options(p->opts, c, &e->why);
+
+	if (!err)
+		return true;
+	e->out = EXP_REJECT;
+	e->err = -err;
+	e->extack = true;
+	return false;
+}
+
 static void expect_create(struct expect *e, const struct parsed *p, const struct state *s)
 {
 	struct state c = *s;
-	int err;
 
 	state_defaults(&c);
 	c.present = true;
@@ -652,13 +668,8 @@ static void expect_create(struct expect *e, const struct parsed *p, const struct
 		e->next = c;
 		return;
 	}
-	err = model_options(p->opts, &c, &e->why);
-	if (err) {
-		e->out = EXP_REJECT;
-		e->err = -err;
-		e->extack = true;
+	if (!expect_options(e, p, &c))
 		return;
-	}
 	e->out = EXP_CREATE;
 	e->why = "create with options";
 	e->next = c;
@@ -667,7 +678,6 @@ static void expect_create(struct expect *e, const struct parsed *p, const struct
 static void expect_change(struct expect *e, const struct parsed *p, const struct state *s)
 {
 	struct state c = *s;
-	int err;
 
 	if (!p->opts) {
 		/* qdisc_change() calls ->change only with TCA_OPTIONS. */
@@ -675,13 +685,8 @@ static void expect_change(struct expect *e, const struct parsed *p, const struct
 		e->why = "change without TCA_OPTIONS";
 		return;
 	}
-	err = model_options(p->opts, &c, &e->why);
-	if (err) {
-		e->out = EXP_REJECT;
-		e->err = -err;
-		e->extack = true;
+	if (!expect_options(e, p, &c))
 		return;
-	}
 	e->out = EXP_CHANGE;
 	e->why = "change";
 	e->next = c;
