@@ -28,6 +28,8 @@ linux_source()
 	[ "$(cat "$LINUX_SRC/.stamp" 2> /dev/null)" = "$key" ] && return 0
 
 	need_pkgs xz-utils
+	# A fresh clone has no cache yet: checkpatch may be its first user.
+	mkdir -p "$CACHE" || die "cannot create $CACHE"
 	tmp=$(mktemp -d "$CACHE/.linux-source.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	(cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root \
