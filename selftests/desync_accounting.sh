@@ -123,7 +123,7 @@ udp_blast()	# N ROOT_KIND
 udp_accounting_root()
 {
 	tcok qdisc add dev "$DEV" root handle 1: desync || return
-	udp_blast 20000 desync
+	udp_blast 5000 desync
 }
 
 udp_accounting_tbf()
@@ -169,7 +169,7 @@ tcp_bytes()	# BYTES
 tcp_bytes_root()
 {
 	tcok qdisc add dev "$DEV" root handle 1: desync || return
-	tcp_bytes 20000000
+	tcp_bytes 5000000
 }
 
 tcp_bytes_tbf()
