@@ -93,7 +93,7 @@ ce_hold_excluded()
 	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 200ms spread 0 slots 2 slot 1 \
 		ce_threshold 20ms || return
 	recv_start "$out" -l 0.0.0.0 -c 15 -q 2s -t 30s
-	psend -d "$B4" -n 3 -k 5 -i 2ms -g 250ms -s 200 -T 2 > /dev/null
+	psend -d "$B4" -n 3 -k 5 -i 2ms -g 400ms -s 200 -T 2 > /dev/null
 	recv_wait
 	snap
 	read -ra holds <<< "$(holds_of "$out" | tr '\n' ' ')"

@@ -187,9 +187,9 @@ seed_run()	# SEED OUT
 	tca qdisc del dev "$DEV" root 2>/dev/null
 	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 300ms spread 0 seed "$1" || return 1
 	recv_start "$2" -l 0.0.0.0 -c 8 -q 2s -t 30s
-	# The silence between bursts exceeds offset_max + idle, so each burst
-	# finds its group empty and idle.
-	psend -d "$B4" -n 4 -k 2 -i 1ms -g 330ms -s 200 > /dev/null
+	# The silence between bursts exceeds offset_max, its slack and idle, so
+	# each burst finds its group empty and idle.
+	psend -d "$B4" -n 4 -k 2 -i 1ms -g 450ms -s 200 > /dev/null
 	recv_wait
 	holds_of "$2" > "$2.holds"
 	[ "$(wc -l < "$2.holds")" -eq 4 ] || fail "seed $1: $(wc -l < "$2.holds") bursts measured"
@@ -234,7 +234,7 @@ slot_holds_within()
 	local slot=$1 lo=$2 hi=$3 out=$TMPD/slot holds=()
 
 	recv_start "$out" -l 0.0.0.0 -c 4 -q 2s -t 30s
-	psend -d "$B4" -n 4 -k 1 -g 250ms -s 200 > /dev/null
+	psend -d "$B4" -n 4 -k 1 -g 400ms -s 200 > /dev/null
 	recv_wait
 	read -ra holds <<< "$(holds_of "$out" | tr '\n' ' ')"
 	note "slot $slot/4 holds_us ${holds[*]}"
