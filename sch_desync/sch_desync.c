@@ -286,21 +286,19 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 		goto drop;
 
 	desync_read_pkt(q, skb, &pk);
+	now = ktime_get_ns();
+	desync_skb_cb(skb)->enq_ns = now;
+	desync_skb_cb(skb)->segs = segs;
 	if (desync_bypass(&q->core, &pk)) {
 		if (unlikely(!desync_bypass_fits(q->bypass_segs, segs,
 						 sch->limit)))
 			goto drop;
-		desync_skb_cb(skb)->enq_ns = ktime_get_ns();
-		desync_skb_cb(skb)->segs = segs;
 		desync_bypass_add(q, skb);
 		q->stat_bypass++;
 	} else {
 		u32 idx = desync_classify(&q->core, &pk);
 		struct desync_group *g = &q->core.groups[idx];
 
-		now = ktime_get_ns();
-		desync_skb_cb(skb)->enq_ns = now;
-		desync_skb_cb(skb)->segs = segs;
 		desync_fifo_add(&g->head, &g->tail, skb);
 		/* The sender's round trip only matters at a possible start. */
 		desync_enqueue_sender(&q->core, idx, now,
