@@ -379,6 +379,15 @@ static void desync_arm_watchdog(struct desync_sched_data *q)
 		if (!desync_time_before(hard, start) &&
 		    !desync_time_before(end, hard))
 			return;
+		/*
+		 * qdisc_watchdog_schedule_range_ns() keeps a queued timer
+		 * whose soft expiry lies in the new range, whatever its hard
+		 * one: a hold's timer, soft at the hold's due time, would
+		 * then fire up to the hold slack after a departure due in
+		 * between.  Should the callback be running, it schedules
+		 * the qdisc and the next dequeue arms the timer again.
+		 */
+		hrtimer_try_to_cancel(timer);
 	}
 	qdisc_watchdog_schedule_range_ns(&q->watchdog, start, end - start);
 }
