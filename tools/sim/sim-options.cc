@@ -13,61 +13,65 @@
 
 namespace {
 
+struct Unit {
+	const char *name;
+	double mult;
+};
+
+/*
+ * A number with one of @units after it, scaled to the base unit; false
+ * unless it starts with a digit and ends with a known unit.
+ */
+template <size_t N>
+bool ParseScaled(const std::string &s, const Unit (&units)[N], double *v)
+{
+	char *end;
+
+	if (s.empty() || !isdigit(static_cast<unsigned char>(s[0])))
+		return false;
+	*v = strtod(s.c_str(), &end);
+	for (const auto &u : units) {
+		if (std::string(end) == u.name) {
+			*v *= u.mult;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* "100Gbps", "25Gbit/s", "10G": bits per second. */
 bool ParseRate(const std::string &s, uint64_t *bps)
 {
-	static const struct {
-		const char *unit;
-		double mult;
-	} units[] = {
+	static const Unit units[] = {
 		{ "bps", 1 }, { "bit/s", 1 }, { "", 1 },
 		{ "Kbps", 1e3 }, { "Kbit/s", 1e3 }, { "K", 1e3 },
 		{ "Mbps", 1e6 }, { "Mbit/s", 1e6 }, { "M", 1e6 },
 		{ "Gbps", 1e9 }, { "Gbit/s", 1e9 }, { "G", 1e9 },
 		{ "Tbps", 1e12 }, { "Tbit/s", 1e12 },
 	};
-	char *end;
 	double v;
 
-	if (s.empty() || !isdigit(static_cast<unsigned char>(s[0])))
+	if (!ParseScaled(s, units, &v))
 		return false;
-	v = strtod(s.c_str(), &end);
-	for (const auto &u : units) {
-		if (std::string(end) == u.unit) {
-			v *= u.mult;
-			*bps = static_cast<uint64_t>(v + 0.5);
-			return *bps >= 1000 && v < 1e14;
-		}
-	}
-	return false;
+	*bps = static_cast<uint64_t>(v + 0.5);
+	return *bps >= 1000 && v < 1e14;
 }
 
 /* "65536", "64KiB", "1MB", "2MiB": bytes. */
 bool ParseBytes(const std::string &s, uint64_t *bytes)
 {
-	static const struct {
-		const char *unit;
-		double mult;
-	} units[] = {
+	static const Unit units[] = {
 		{ "", 1 }, { "B", 1 },
 		{ "KB", 1e3 }, { "kB", 1e3 }, { "KiB", 1024 },
 		{ "MB", 1e6 }, { "MiB", 1048576 },
 		{ "GB", 1e9 }, { "GiB", 1073741824 },
 	};
-	char *end;
 	double v;
 
-	if (s.empty() || !isdigit(static_cast<unsigned char>(s[0])))
+	if (!ParseScaled(s, units, &v))
 		return false;
-	v = strtod(s.c_str(), &end);
-	for (const auto &u : units) {
-		if (std::string(end) == u.unit) {
-			v *= u.mult;
-			*bytes = static_cast<uint64_t>(v + 0.5);
-			return v < 1e13;
-		}
-	}
-	return false;
+	*bytes = static_cast<uint64_t>(v + 0.5);
+	return v < 1e13;
 }
 
 bool ParseU32(const std::string &s, uint32_t min, uint32_t max, uint32_t *out)
