@@ -260,14 +260,18 @@ sender_idle_raw_tcp()
 {
 	local err
 
-	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 0 || return
+	# One group per socket, by mark: hashed addresses could share one.
+	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 0 group_by mark || return
 	err=$(pyrun '
 import socket, struct, sys, time
+SO_MARK = 36
 socks = [socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_TCP)
          for i in range(32)]
 for s in socks[1::2]:
     s.close()
 socks = socks[0::2]
+for i, s in enumerate(socks):
+    s.setsockopt(socket.SOL_SOCKET, SO_MARK, i + 1)
 # source port, dest port, seq, ack, data offset 5, flags PSH|ACK
 hdr = struct.pack("!HHIIBBHHH", 40000, 9, 1, 1, 5 << 4, 0x18, 65535, 0, 0)
 for rnd in range(2):
