@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -47,6 +48,7 @@ struct Conn {
 	uint64_t rcvd = 0;
 	uint64_t srttNs = 0;
 	bool connected = false;
+	std::function<void()> onUp;	/* when the handshake completes */
 	struct Msg {
 		uint64_t end;	/* value of rcvd that completes it */
 		Time ready;
@@ -82,6 +84,7 @@ class Cluster
 	void Place();
 	void BuildLinks();
 	void Connect();
+	void OpenSocket(uint32_t c, std::function<void()> up);
 	void StartIteration(uint32_t j);
 	void WorkerReady(uint32_t j, uint32_t w);
 	void SendMsg(uint32_t c);
@@ -379,45 +382,60 @@ void Cluster::Connect()
 				     MakeCallback(&Cluster::OnAccept, this));
 	}
 
+	if (m_o.connPerMsg)
+		return;
 	for (uint32_t c = 0; c < m_conns.size(); c++) {
-		Conn &cn = m_conns[c];
-		Ptr<Socket> s = Socket::CreateSocket(m_hosts.Get(cn.src), TcpSocketFactory::GetTypeId());
-		Address name;
-
-		s->Bind();
-		s->GetSockName(name);
-		cn.sport = InetSocketAddress::ConvertFrom(name).GetPort();
-		cn.tx = s;
-		m_bySport[cn.src][cn.sport] = c;
-		m_byPeer[(static_cast<uint64_t>(m_addr[cn.src].Get()) << 16) | cn.sport] = c;
-		s->TraceConnectWithoutContext(
-			"CongState",
-			MakeBoundCallback(+[](uint64_t *rtos, TcpSocketState::TcpCongState_t,
-					      TcpSocketState::TcpCongState_t now) {
-				if (now == TcpSocketState::CA_LOSS)
-					(*rtos)++;
-			}, &m_rtos));
-		s->TraceConnectWithoutContext(
-			"RTT", MakeBoundCallback(+[](Conn *k, Time, Time rtt) {
-				/* The kernel's srtt: a 1/8 moving average. */
-				uint64_t v = rtt.GetNanoSeconds();
-
-				k->srttNs = k->srttNs ? k->srttNs - k->srttNs / 8 + v / 8 : v;
-			}, &cn));
-		s->SetSendCallback(MakeBoundCallback(+[](Cluster *cl, uint32_t k, Ptr<Socket>, uint32_t) {
-			cl->Pump(k);
-		}, this, c));
-		s->SetConnectCallback(
-			MakeBoundCallback(+[](Cluster *cl, uint32_t k, Ptr<Socket>) {
-				cl->m_conns[k].connected = true;
-				cl->m_connected++;
-			}, this, c),
-			MakeNullCallback<void, Ptr<Socket>>());
+		OpenSocket(c, [this, c]() {
+			m_conns[c].connected = true;
+			m_connected++;
+		});
 		/* Spread the handshakes: connection setup is not what is measured. */
-		Simulator::Schedule(MicroSeconds(2 * c), [s, this, c]() {
-			s->Connect(InetSocketAddress(m_addr[m_conns[c].dst], kPort));
+		Simulator::Schedule(MicroSeconds(2 * c), [this, c]() {
+			m_conns[c].tx->Connect(InetSocketAddress(m_addr[m_conns[c].dst], kPort));
 		});
 	}
+}
+
+/*
+ * A new socket for connection @c, known to the receiver and to the host
+ * qdisc by its source port; @up runs once the handshake completes.
+ */
+void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
+{
+	Conn &cn = m_conns[c];
+	Ptr<Socket> s = Socket::CreateSocket(m_hosts.Get(cn.src), TcpSocketFactory::GetTypeId());
+	Address name;
+
+	s->Bind();
+	s->GetSockName(name);
+	cn.sport = InetSocketAddress::ConvertFrom(name).GetPort();
+	cn.tx = s;
+	cn.srttNs = 0;
+	m_bySport[cn.src][cn.sport] = c;
+	m_byPeer[(static_cast<uint64_t>(m_addr[cn.src].Get()) << 16) | cn.sport] = c;
+	s->TraceConnectWithoutContext(
+		"CongState",
+		MakeBoundCallback(+[](uint64_t *rtos, TcpSocketState::TcpCongState_t,
+				      TcpSocketState::TcpCongState_t now) {
+			if (now == TcpSocketState::CA_LOSS)
+				(*rtos)++;
+		}, &m_rtos));
+	s->TraceConnectWithoutContext(
+		"RTT", MakeBoundCallback(+[](Conn *k, Time, Time rtt) {
+			/* The kernel's srtt: a 1/8 moving average. */
+			uint64_t v = rtt.GetNanoSeconds();
+
+			k->srttNs = k->srttNs ? k->srttNs - k->srttNs / 8 + v / 8 : v;
+		}, &cn));
+	s->SetSendCallback(MakeBoundCallback(+[](Cluster *cl, uint32_t k, Ptr<Socket>, uint32_t) {
+		cl->Pump(k);
+	}, this, c));
+	cn.onUp = std::move(up);
+	s->SetConnectCallback(
+		MakeBoundCallback(+[](Cluster *cl, uint32_t k, Ptr<Socket>) {
+			cl->m_conns[k].onUp();
+		}, this, c),
+		MakeNullCallback<void, Ptr<Socket>>());
 }
 
 void Cluster::OnAccept(Ptr<Socket> s, const Address &from)
@@ -504,10 +522,21 @@ void Cluster::WorkerReady(uint32_t ji, uint32_t w)
 	}
 }
 
+/*
+ * With --conn=message every message opens its own connection, which
+ * starts from the initial window, and closes it once the message is
+ * handed to TCP; otherwise one connection carries them all and keeps
+ * its congestion window from one message to the next.
+ */
 void Cluster::SendMsg(uint32_t c)
 {
 	m_conns[c].unsent += m_conns[c].msgBytes;
-	Pump(c);
+	if (!m_o.connPerMsg) {
+		Pump(c);
+		return;
+	}
+	OpenSocket(c, [this, c]() { Pump(c); });
+	m_conns[c].tx->Connect(InetSocketAddress(m_addr[m_conns[c].dst], kPort));
 }
 
 void Cluster::Pump(uint32_t c)
@@ -526,6 +555,8 @@ void Cluster::Pump(uint32_t c)
 			break;
 		cn.unsent -= sent;
 	}
+	if (m_o.connPerMsg && !cn.unsent)
+		cn.tx->Close();
 }
 
 void Cluster::Run()
@@ -534,7 +565,7 @@ void Cluster::Run()
 	Time setup = MicroSeconds(2 * m_conns.size()) + MilliSeconds(5);
 
 	std::function<void()> start = [this, &start]() {
-		if (m_connected < m_conns.size()) {
+		if (!m_o.connPerMsg && m_connected < m_conns.size()) {
 			Simulator::Schedule(MilliSeconds(1), start);
 			return;
 		}

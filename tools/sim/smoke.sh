@@ -74,6 +74,18 @@ else
 	not_ok "desync with a fixed window over the drain time drops less than pfifo"
 fi
 
+# A new connection per message: every byte still arrives, and the
+# handshakes, which carry no payload, are never held.
+if "$SIM" "${INCAST[@]}" --conn=message --hostQdisc=desync \
+	--json="$OUT/permsg.json" >/dev/null &&
+   [ "$(field "$OUT/permsg.json" valid)" = True ] &&
+   [ "$(field "$OUT/permsg.json" bursts)" -ge 64 ] &&
+   [ "$(field "$OUT/permsg.json" rtos)" -lt "$(field "$OUT/pfifo.json" rtos)" ]; then
+	ok "one connection per message: all bytes arrive, fewer timeouts than pfifo"
+else
+	not_ok "one connection per message: all bytes arrive, fewer timeouts than pfifo"
+fi
+
 # Each bad command line: exit 2, exactly one line on stderr.
 bad_opt()
 {
@@ -93,6 +105,7 @@ bad_opt --scenario=mesh
 bad_opt --hostRate=fast
 bad_opt --desync="offset_max"
 bad_opt --desync="groups 3"
+bad_opt --conn=pooled
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
