@@ -28,6 +28,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include "desync-queue-disc.h"
+#include "linux-dctcp.h"
 #include "sim-options.h"
 
 using namespace ns3;
@@ -644,6 +645,9 @@ void Cluster::Report(double wallS)
 	for (size_t i = 0; i < m_jobs.size(); i++)
 		js << (i ? ", " : "")
 		   << ((m_jobs[i].done ? m_jobs[i].end : Simulator::Now()) - m_t0).GetNanoSeconds() / 1e3;
+	js << "], \"iter_us\": [";
+	for (size_t i = 0; i < iters.size(); i++)
+		js << (i ? ", " : "") << iters[i];
 	js << "], \"rtos\": " << m_rtos << ", \"drops\": " << drops
 	   << ", \"ce_marks\": " << marks << ", \"queue_peak_bytes\": " << peak
 	   << ", \"host_drops\": " << hostDrops << ", \"host_ce_marks\": " << hostMarks
@@ -672,7 +676,7 @@ void ConfigureTcp(const SimOptions &o)
 	uint64_t buf = 8u << 20;
 
 	Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-			   TypeIdValue(o.cc == "dctcp" ? TcpDctcp::GetTypeId() :
+			   TypeIdValue(o.cc == "dctcp" ? LinuxDctcp::GetTypeId() :
 							 TcpCubic::GetTypeId()));
 	Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(kMss));
 	Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));

@@ -86,6 +86,18 @@ else
 	not_ok "one connection per message: all bytes arrive, fewer timeouts than pfifo"
 fi
 
+# ns-3's DCTCP let ssthresh fall below one segment; with nothing in
+# flight this sender then stalled for good in its second iteration.
+if "$SIM" --scenario=burst --hosts=100 --hostsPerTor=100 --spines=1 \
+	--hostRate=10Gbps --fabricRate=100Gbps --buffer=2MB --ecnK=97500 \
+	--msg=25000 --compute=5ms --iters=3 --hostQdisc=desync --seed=2 \
+	--timeLimit=1s --json="$OUT/floor.json" >/dev/null &&
+   [ "$(field "$OUT/floor.json" valid)" = True ]; then
+	ok "DCTCP keeps two segments of ssthresh: the burst that stalled completes"
+else
+	not_ok "DCTCP keeps two segments of ssthresh: the burst that stalled completes"
+fi
+
 # Each bad command line: exit 2, exactly one line on stderr.
 bad_opt()
 {
