@@ -54,17 +54,17 @@ tools:
 
 install: plugin
 	$(KMAKE) modules
-	$(KMAKE) INSTALL_MOD_DIR=extra modules_install
-	$(DEPMOD) -a $(KVER)
+	$(KMAKE) INSTALL_MOD_DIR=extra INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 	$(MAKE) -C tc-plugin install
 	install -D -m 0644 man/tc-desync.8 $(DESTDIR)$(MANDIR)/man8/tc-desync.8
 	@tools/pkg/secure-boot-note.sh $(KVER)
 
 uninstall:
-	rm -f /lib/modules/$(KVER)/extra/sch_desync.ko \
-		/lib/modules/$(KVER)/extra/sch_desync.ko.xz \
-		/lib/modules/$(KVER)/extra/sch_desync.ko.zst
-	$(DEPMOD) -a $(KVER)
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/sch_desync.ko \
+		$(DESTDIR)/lib/modules/$(KVER)/extra/sch_desync.ko.xz \
+		$(DESTDIR)/lib/modules/$(KVER)/extra/sch_desync.ko.zst
+	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 	$(MAKE) -C tc-plugin uninstall
 	rm -f $(DESTDIR)$(MANDIR)/man8/tc-desync.8
 

@@ -9,6 +9,7 @@
 # looks like and how to sign the module with DKMS's key.
 
 kver=${1:-$(uname -r)}
+ko=/lib/modules/$kver/extra/sch_desync.ko
 state=unknown
 if [ -r /sys/kernel/security/lockdown ]; then
 	# "none [integrity] confidentiality": the bracketed word is active.
@@ -30,9 +31,12 @@ sch_desync: installed an UNSIGNED module for $kver.
     -subj /CN=DKMS/ -outform DER -keyout /var/lib/dkms/mok.key -out /var/lib/dkms/mok.pub
   Sign with that machine owner key, enrolled once per host:
     mokutil --import /var/lib/dkms/mok.pub    # reboot, enrol in MokManager
+MSG
+[ ! -e "$ko.xz" ] ||
+	echo "    xz -d $ko.xz    # the kernel's build compressed it: sign the .ko"
+cat <<MSG
     /usr/src/linux-headers-$kver/scripts/sign-file sha256 \\
-        /var/lib/dkms/mok.key /var/lib/dkms/mok.pub \\
-        /lib/modules/$kver/extra/sch_desync.ko
+        /var/lib/dkms/mok.key /var/lib/dkms/mok.pub $ko
   The sch-desync-dkms package (make deb) signs every build itself.
   See README.md, "Secure Boot".
 MSG
