@@ -106,6 +106,7 @@ clean:
 		$(KMAKE) clean; \
 	fi
 	$(MAKE) -C tc-plugin clean
+	rm -rf build/deb
 	$(MAKE) -C tools/unit clean
 	$(MAKE) -C tools/probe clean
 	$(MAKE) -C tools/fuzz clean
