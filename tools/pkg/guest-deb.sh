@@ -54,6 +54,8 @@ if ! overlay / "$nr" root ||
 fi
 mount --rbind /dev "$nr/dev"
 mount -t proc proc "$nr/proc"
+# The guest's devtmpfs has no /dev/fd, which bash's <(...) in dkms needs.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 mount -t sysfs sysfs "$nr/sys"
 for d in /tmp /run /root /var/tmp; do
 	mount -t tmpfs tmpfs "$nr$d"
