@@ -32,7 +32,7 @@ for k in "$@"; do
 	kver=$(kver_or_fetch "$k") || exit 1
 	log=$(mktemp)
 	t=$SECONDS
-	"$VM_DIR/run.sh" --kernel "$kver" --timeout 1200 -- \
+	"$VM_DIR/run.sh" --kernel "$kver" --timeout 2400 -- \
 		"$REPO_ROOT/tools/pkg/guest-deb.sh" "$debdir" "$(kheaders "$kver")" |
 		tee "$log"
 	rc=${PIPESTATUS[0]}
