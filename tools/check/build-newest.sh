@@ -125,7 +125,7 @@ main()
 {
 	local kver hdr cc kcc bdir log flags=() rc=0
 
-	need_pkgs make pahole gcc-12 binutils
+	need_pkgs make pahole gcc-12 binutils kmod
 	setup_apt "$@"
 	kver=$(newest_kver)
 	[ -n "$kver" ] || die "no linux-headers-*-amd64 in $SUITES"
