@@ -37,7 +37,9 @@ for k in "$@"; do
 		tee "$log"
 	rc=${PIPESTATUS[0]}
 	echo "# $kver: VM took $((SECONDS - t)) s, exit $rc"
-	line=$(grep -E "^deb-$kver: [0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1)
+	# A KVER holds regex characters (6.12.95+deb12-amd64): match it as text.
+	line=$(grep -F "deb-$kver: " "$log" |
+	       grep -E ': [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
 	rm -f "$log"
 	if [ -z "$line" ]; then
 		fail=$((fail + 1))
