@@ -3,7 +3,15 @@
 # sch_desync: burst desynchronization qdisc for distributed training hosts.
 #
 #   make                 module (for the running kernel, or KDIR=), tc plugin, tools
-#   make install         install the module (+ depmod) and the tc plugin
+#   make install         install the module (+ depmod), the tc plugin and
+#                        tc-desync(8); says how to sign it for Secure Boot
+#   make uninstall       remove what make install installed
+#   make deb             Debian packages sch-desync-dkms and tc-desync into
+#                        build/deb/ (debhelper, dh-dkms, lintian)
+#   make check-deb       install both packages in a VM on 6.1 and 6.12
+#   make check-newest    build the module against the newest kernel headers
+#                        Debian ships (not booted)
+#   make version         print the version the module and packages carry
 #   make check           every gate: unit tests, checkpatch, sparse W=1 on
 #                        6.1 and 6.12, plugin tests, instruction budget, and
 #                        the VM selftests on both kernels
@@ -19,6 +27,11 @@
 KVER	?= $(shell uname -r)
 KDIR	?= /lib/modules/$(KVER)/build
 DEPMOD	?= depmod
+MANDIR	?= /usr/share/man
+
+include version.mk
+KMAKE	= $(MAKE) -C "$(KDIR)" M="$(CURDIR)/sch_desync" \
+	  DESYNC_VERSION="$(DESYNC_VERSION)"
 
 all: module plugin tools
 
@@ -26,7 +39,7 @@ all: module plugin tools
 # everything else; the VM tools build the module for each target kernel.
 module:
 	@if [ -d "$(KDIR)" ]; then \
-		$(MAKE) -C "$(KDIR)" M="$(CURDIR)/sch_desync" modules; \
+		$(KMAKE) modules; \
 	else \
 		echo "module: no kernel headers at $(KDIR); set KDIR= (skipped)"; \
 	fi
@@ -40,11 +53,32 @@ tools:
 	$(MAKE) -C tools/fuzz
 
 install: plugin
-	$(MAKE) -C "$(KDIR)" M="$(CURDIR)/sch_desync" modules
-	$(MAKE) -C "$(KDIR)" M="$(CURDIR)/sch_desync" INSTALL_MOD_DIR=extra \
-		modules_install
-	$(DEPMOD) -a $(KVER)
+	$(KMAKE) modules
+	$(KMAKE) INSTALL_MOD_DIR=extra INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 	$(MAKE) -C tc-plugin install
+	install -D -m 0644 man/tc-desync.8 $(DESTDIR)$(MANDIR)/man8/tc-desync.8
+	@tools/pkg/secure-boot-note.sh $(KVER)
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/sch_desync.ko \
+		$(DESTDIR)/lib/modules/$(KVER)/extra/sch_desync.ko.xz \
+		$(DESTDIR)/lib/modules/$(KVER)/extra/sch_desync.ko.zst
+	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
+	$(MAKE) -C tc-plugin uninstall
+	rm -f $(DESTDIR)$(MANDIR)/man8/tc-desync.8
+
+version:
+	@echo $(DESYNC_VERSION)
+
+deb:
+	tools/pkg/build-deb.sh
+
+check-deb:
+	tools/pkg/test-deb-vm.sh 6.1 6.12
+
+check-newest:
+	tools/check/build-newest.sh
 
 check:
 	tools/check/run-all.sh
@@ -69,13 +103,14 @@ bench-sim: sim
 
 clean:
 	@if [ -d "$(KDIR)" ]; then \
-		$(MAKE) -C "$(KDIR)" M="$(CURDIR)/sch_desync" clean; \
+		$(KMAKE) clean; \
 	fi
 	$(MAKE) -C tc-plugin clean
+	rm -rf build/deb
 	$(MAKE) -C tools/unit clean
 	$(MAKE) -C tools/probe clean
 	$(MAKE) -C tools/fuzz clean
 	$(MAKE) -C tools/sim clean
 
-.PHONY: all module plugin tools install check demo bench-effect bench-cost stress \
-	sim bench-sim clean
+.PHONY: all module plugin tools install uninstall version deb check-deb \
+	check-newest check demo bench-effect bench-cost stress sim bench-sim clean

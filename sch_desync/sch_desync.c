@@ -66,6 +66,8 @@
 #include <net/tcp.h>
 #include <net/sch_generic.h>
 
+#include "compat.h"
+
 #define desync_div_u64(a, b)	div64_u64(a, b)
 #include "desync_core.h"
 #include "pkt_sched_desync.h"
@@ -1004,3 +1006,4 @@ MODULE_AUTHOR("sch_desync developers");
 MODULE_DESCRIPTION("Burst desynchronization queueing discipline");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS("net-sch-desync");
+MODULE_VERSION(DESYNC_VERSION);

@@ -30,6 +30,11 @@
  */
 #define DESYNC_MSG_MAX		1024
 
+/* The Makefile stamps the version shared with the module (version.mk). */
+#ifndef DESYNC_VERSION
+#define DESYNC_VERSION "unknown"
+#endif
+
 static void explain(void)
 {
 	fprintf(stderr,
@@ -283,6 +288,8 @@ static int desync_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	while (argc > 0) {
 		if (strcmp(*argv, "help") == 0) {
 			explain();
+			fprintf(stderr, "q_desync.so version %s\n",
+				DESYNC_VERSION);
 			return -1;
 		}
 

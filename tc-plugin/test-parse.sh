@@ -73,10 +73,17 @@ Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups 
                   [ spread PERCENT ] [ bypass_prio P[,P...] ]
 EOF
 run_tc qdisc add dev lo root desync help
-if [ "$rc" -ne 0 ] && [ ! -s "$TMP/cap" ] && cmp -s "$TMP/usage" "$TMP/err"; then
+# The version line follows the usage; it is checked on its own below.
+if [ "$rc" -ne 0 ] && [ ! -s "$TMP/cap" ] &&
+   grep -v '^q_desync.so version ' "$TMP/err" | cmp -s "$TMP/usage" -; then
 	ok "help prints the usage and sends nothing"
 else
 	not_ok "help prints the usage and sends nothing" "$TMP/err" "$TMP/out"
+fi
+if grep -qE '^q_desync.so version [0-9]+\.[0-9]+' "$TMP/err"; then
+	ok "help prints the plugin's version"
+else
+	not_ok "help prints the plugin's version" "$TMP/err" "$TMP/out"
 fi
 
 # --- bad input: refused by the parser ---------------------------------------
