@@ -14,6 +14,9 @@
 #                        torture on 6.1, 6.12 and the debug kernel (long)
 #   make sim             the ns-3 model tools/sim/desync-sim (installs libns3-dev)
 #   make bench-sim       the scenario matrix in the ns-3 model
+#   make plan-test       unit tests of tools/plan/desync-plan
+#   make bench-plan      desync-plan's heuristic against exact, and the
+#                        planned slots and OSP's two stages in the ns-3 model
 #   make clean
 
 KVER	?= $(shell uname -r)
@@ -67,6 +70,12 @@ sim:
 bench-sim: sim
 	tools/sim/bench.sh
 
+plan-test:
+	$(MAKE) -C tools/plan check
+
+bench-plan: sim
+	tools/plan/bench.sh
+
 clean:
 	@if [ -d "$(KDIR)" ]; then \
 		$(MAKE) -C "$(KDIR)" M="$(CURDIR)/sch_desync" clean; \
@@ -78,4 +87,4 @@ clean:
 	$(MAKE) -C tools/sim clean
 
 .PHONY: all module plugin tools install check demo bench-effect bench-cost stress \
-	sim bench-sim clean
+	sim bench-sim plan-test bench-plan clean
