@@ -176,13 +176,21 @@ def lpt(prob, order=None):
     return assign
 
 
+def lower_bound(prob):
+    """No plan's largest load is below this (eligibility ignored)."""
+    return max(max(prob.sizes, default=0), -(-sum(prob.sizes) // prob.slots))
+
+
 def local_search(prob, assign, max_rounds=10000):
     """Moves and swaps off the most loaded slot while they lower it."""
     assign = list(assign)
     loads = loads_of(prob, assign)
+    lb = lower_bound(prob)
     for _ in range(max_rounds):
         top = max(range(prob.slots), key=lambda k: loads[k])
         peak = loads[top]
+        if peak <= lb:
+            break
         best = None
         for i in (i for i, s in enumerate(assign) if s == top):
             si = prob.sizes[i]
@@ -234,11 +242,14 @@ def heuristic(prob, restarts=16):
         orders.append(sorted(idx, key=lambda i: (-(4 * prob.sizes[i] // top),
                                                  len(prob.elig[i]), noise[i])))
     best, best_peak = None, None
+    lb = lower_bound(prob)
     for order in orders:
         a = local_search(prob, lpt(prob, order))
         peak = max(loads_of(prob, a))
         if best is None or peak < best_peak:
             best, best_peak = a, peak
+        if best_peak <= lb:
+            break
     return best
 
 
@@ -250,7 +261,7 @@ def exact(prob, node_limit=5000000):
     elig = [prob.elig[i] for i in order]
     best = heuristic(prob)
     best_peak = max(loads_of(prob, best))
-    lower = max(max(sizes, default=0), -(-sum(sizes) // prob.slots))
+    lower = lower_bound(prob)
     if best_peak <= lower:
         return best, True
     # The slots each burst may use, told apart by who else may use them.
@@ -408,6 +419,33 @@ def compare(seeds, sizes_slots, kinds, out):
                       % (row[0], row[1], row[2], row[3], row[4] * 100,
                          row[5] * 100, row[6] * 100, row[7], row[8]))
     return rows
+
+
+def compare_large(seeds, sizes_slots, kinds, out):
+    """Beyond exact: the heuristic against the lower bound.
+
+    The bound max(largest burst, total / slots) ignores eligibility, so
+    the gap is an upper bound of the gap to the optimum.
+    """
+    out.write('\n| kind | bursts | slots | instances | at the bound | '
+              'mean gap to bound | max gap to bound | heuristic ms (mean) |\n')
+    out.write('|---|---|---|---|---|---|---|---|\n')
+    for kind in kinds:
+        for n, slots in sizes_slots:
+            gaps, th = [], 0.0
+            for seed in range(seeds):
+                rng = random.Random('%s-%d-%d-%d' % (kind, n, slots, seed))
+                prob = random_problem(rng, n, slots, kind)
+                t0 = time.perf_counter()
+                ha = heuristic(prob)
+                th += time.perf_counter() - t0
+                lb = max(max(prob.sizes), -(-sum(prob.sizes) // slots))
+                gaps.append((max(loads_of(prob, ha)) - lb) / lb)
+            out.write('| %s | %d | %d | %d | %.0f%% | %.2f%% | %.2f%% | %.1f |\n'
+                      % (kind, n, slots, seeds,
+                         100.0 * sum(g == 0 for g in gaps) / seeds,
+                         100 * sum(gaps) / seeds, 100 * max(gaps),
+                         th / seeds * 1e3))
 
 
 def load_json(path):
