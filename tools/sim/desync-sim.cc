@@ -421,8 +421,6 @@ void Cluster::Connect()
 		Address name;
 
 		s->Bind();
-		if (cn.prio)
-			s->SetPriority(static_cast<uint8_t>(cn.prio));
 		s->GetSockName(name);
 		cn.sport = InetSocketAddress::ConvertFrom(name).GetPort();
 		cn.tx = s;
@@ -454,6 +452,9 @@ void Cluster::Connect()
 		/* Spread the handshakes: connection setup is not what is measured. */
 		Simulator::Schedule(MicroSeconds(2 * c), [s, this, c]() {
 			s->Connect(InetSocketAddress(m_addr[m_conns[c].dst], kPort));
+			/* ns-3's Connect resets the priority (from the IP TOS). */
+			if (m_conns[c].prio)
+				s->SetPriority(static_cast<uint8_t>(m_conns[c].prio));
 		});
 	}
 }
