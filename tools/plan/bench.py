@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """OSP's two stages and desync-plan's slots in the ns-3 model.
 
-Usage: bench.py OUT_DIR [osp|jobs ...]
+Usage: bench.py OUT_DIR [osp|osp1m|jobs ...]
 
-  osp   a 64-worker incast, one stage against two (a quarter of each
-        message before the barrier at priority 4, the rest overlapping
-        the next compute), under fq_codel, desync, and desync with
-        priority 4 in bypass_prio
+  osp   a 64-worker incast of 256 KiB each into 256 kB switch ports, one
+        stage against two (a quarter of each message before the barrier
+        at priority 4, the rest overlapping the next compute), under
+        fq_codel, desync, and desync with priority 4 in bypass_prio
+  osp1m the same with 1 MB ports, where fq_codel sees no timeout
   jobs  2 and 4 jobs sharing one 100 Gbit/s uplink: no offsets
         (fq_codel), random slots, slots by rank, and the slots
         desync-plan assigns to each host
@@ -33,7 +34,8 @@ JOBS = int(os.environ.get('BENCH_JOBS', '2'))
 DC = ['--hostRate=100Gbps', '--buffer=256000', '--ecnK=97500',
       '--linkDelay=1us', '--cc=dctcp']
 
-OSP = DC + ['--scenario=incast', '--hosts=64', '--hostsPerTor=32',
+OSP = ['--hostRate=100Gbps', '--ecnK=97500', '--linkDelay=1us', '--cc=dctcp',
+       '--scenario=incast', '--hosts=64', '--hostsPerTor=32',
             '--fabricRate=400Gbps', '--msg=256KiB', '--compute=2ms',
             '--iters=5']
 OSP_CASES = [
@@ -82,9 +84,10 @@ def plan_slots(njobs):
 
 def cases(which):
     out = []
-    if 'osp' in which:
-        for name, args in OSP_CASES:
-            out.append(('osp', name, OSP + args))
+    for exp, buf in (('osp', '256000'), ('osp1m', '1000000')):
+        if exp in which:
+            for name, args in OSP_CASES:
+                out.append((exp, name, OSP + ['--buffer=' + buf] + args))
     if 'jobs' in which:
         for njobs in (2, 4):
             slots, _ = plan_slots(njobs)
@@ -170,7 +173,7 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     OUT = sys.argv[1]
-    which = sys.argv[2:] or ['osp', 'jobs']
+    which = sys.argv[2:] or ['osp', 'osp1m', 'jobs']
     os.makedirs(os.path.join(OUT, 'raw'), exist_ok=True)
     todo = [(e, n, a, s) for e, n, a in cases(which) for s in range(1, SEEDS + 1)]
     with ThreadPoolExecutor(JOBS) as ex:
