@@ -91,11 +91,15 @@ def fmt_time_us(us):
 class Problem:
     """sizes[i], the eligible slots elig[i] of burst i, and the capacity."""
 
-    def __init__(self, sizes, slots, capacity, elig=None):
+    def __init__(self, sizes, slots, capacity, elig=None, groups=None):
         self.sizes = list(sizes)
         self.slots = slots
         self.capacity = capacity
         self.elig = elig or [tuple(range(slots))] * len(self.sizes)
+        # The job of each burst: between equally loaded slots, LPT takes
+        # the one with the fewest bursts of the same job, since a job's
+        # own receiver is a bottleneck as well.
+        self.groups = groups or [0] * len(self.sizes)
         for e in self.elig:
             if not e:
                 raise PlanError('a burst has no eligible slot')
@@ -123,7 +127,7 @@ def load_profile(doc):
         raise PlanError('profile has no jobs')
     width_us = window_us / slots
     capacity = rate / 8 * width_us / 1e6
-    bursts, sizes, elig = [], [], []
+    bursts, sizes, elig, groups = [], [], [], []
     marks = set()
     for k, job in enumerate(jobs):
         name = str(job.get('name', 'job%d' % k))
@@ -144,10 +148,11 @@ def load_profile(doc):
             bursts.append((name, str(h), mark))
             sizes.append(size)
             elig.append(tuple(range(last)))
+            groups.append(k)
     meta = {'rate': rate, 'window_us': window_us, 'width_us': width_us,
             'dev': doc.get('dev', 'eth0'), 'bursts': bursts,
             'njobs': len(jobs)}
-    return Problem(sizes, slots, capacity, elig), meta
+    return Problem(sizes, slots, capacity, elig, groups), meta
 
 
 # ---------------------------------------------------------------- solve
@@ -168,11 +173,14 @@ def lpt(prob, order=None):
     if order is None:
         order = sorted(range(len(prob.sizes)), key=lambda i: -prob.sizes[i])
     loads = [0] * prob.slots
+    same = {}  # (job, slot): bursts of the job in the slot
     assign = [0] * len(prob.sizes)
     for i in order:
-        s = min(prob.elig[i], key=lambda k: (loads[k], k))
+        g = prob.groups[i]
+        s = min(prob.elig[i], key=lambda k: (loads[k], same.get((g, k), 0), k))
         assign[i] = s
         loads[s] += prob.sizes[i]
+        same[(g, s)] = same.get((g, s), 0) + 1
     return assign
 
 

@@ -145,6 +145,17 @@ class Solvers(unittest.TestCase):
             self.assertGreaterEqual(max(dp.loads_of(prob, dp.heuristic(prob))),
                                     max(dp.loads_of(prob, e)))
 
+    def test_lpt_spreads_each_job_over_equal_slots(self):
+        # Two jobs of three bursts, three slots: at the tie of the fourth
+        # burst, slot 0 already has one of its job.  Without the job in
+        # the tie-break it goes there: [0, 2, 2, 0, 1, 1].
+        prob = dp.Problem([3, 1, 2, 1, 3, 1], 3, 4, groups=[1, 1, 0, 1, 0, 0])
+        a = dp.lpt(prob)
+        self.assertEqual(max(dp.loads_of(prob, a)), 4)
+        for job in (0, 1):
+            slots = [s for s, g in zip(a, prob.groups) if g == job]
+            self.assertEqual(sorted(slots), [0, 1, 2], (job, a))
+
     def test_node_limit_still_returns_a_plan(self):
         prob = dp.random_problem(random.Random(5), 30, 7, 'heavy')
         assign, proven = dp.exact(prob, node_limit=50)
