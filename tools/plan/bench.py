@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """OSP's two stages and desync-plan's slots in the ns-3 model.
 
-Usage: bench.py OUT_DIR [osp|osp1m|jobs ...]
+Usage: bench.py OUT_DIR [osp|osp1m|jobs|jobs1m ...]
 
   osp   a 64-worker incast of 256 KiB each into 256 kB switch ports, one
         stage against two (a quarter of each message before the barrier
@@ -11,7 +11,8 @@ Usage: bench.py OUT_DIR [osp|osp1m|jobs ...]
   osp1m the same with 1 MB ports, where fq_codel sees no timeout
   jobs  2 and 4 jobs sharing one 100 Gbit/s uplink: no offsets
         (fq_codel), random slots, slots by rank, and the slots
-        desync-plan assigns to each host
+        desync-plan assigns to each host, with 256 kB switch ports
+  jobs1m the same with 1 MB ports
 
 Every run writes OUT_DIR/raw/NAME.json (a run whose file exists is not
 run again); OUT_DIR/results.json collects them, OUT_DIR/tables.md has the
@@ -55,7 +56,8 @@ JOB_HOSTS = 32
 JOB_MSG = 262144
 JOB_WINDOW = '1ms'
 JOB_SLOTS = 8
-JOBS_BASE = DC + ['--scenario=twojob', '--hosts=%d' % JOB_HOSTS,
+JOBS_BASE = ['--hostRate=100Gbps', '--ecnK=97500', '--linkDelay=1us', '--cc=dctcp',
+             '--scenario=twojob', '--hosts=%d' % JOB_HOSTS,
                   '--hostsPerTor=32', '--spines=1', '--fabricRate=100Gbps',
                   '--msg=%d' % JOB_MSG, '--compute=2ms', '--iters=5']
 SLOTTED = 'offset_max %s spread 0 slots %d' % (JOB_WINDOW, JOB_SLOTS)
@@ -88,10 +90,12 @@ def cases(which):
         if exp in which:
             for name, args in OSP_CASES:
                 out.append((exp, name, OSP + ['--buffer=' + buf] + args))
-    if 'jobs' in which:
+    for exp, buf in (('jobs', '256000'), ('jobs1m', '1000000')):
+        if exp not in which:
+            continue
         for njobs in (2, 4):
             slots, _ = plan_slots(njobs)
-            base = JOBS_BASE + ['--jobs=%d' % njobs]
+            base = JOBS_BASE + ['--buffer=' + buf, '--jobs=%d' % njobs]
             for name, args in [
                     ('fq_codel', ['--hostQdisc=fq_codel']),
                     ('desync-random', ['--hostQdisc=desync', '--desync=' + SLOTTED]),
@@ -99,7 +103,7 @@ def cases(which):
                                      '--desync=' + SLOTTED + ' slot rank']),
                     ('desync-planned', ['--hostQdisc=desync', '--desync=' + SLOTTED,
                                         '--hostSlots=' + slots])]:
-                out.append(('jobs%d' % njobs, name, base + args))
+                out.append(('%s-%d' % (exp, njobs), name, base + args))
     return out
 
 
@@ -173,7 +177,7 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     OUT = sys.argv[1]
-    which = sys.argv[2:] or ['osp', 'osp1m', 'jobs']
+    which = sys.argv[2:] or ['osp', 'osp1m', 'jobs', 'jobs1m']
     os.makedirs(os.path.join(OUT, 'raw'), exist_ok=True)
     todo = [(e, n, a, s) for e, n, a in cases(which) for s in range(1, SEEDS + 1)]
     with ThreadPoolExecutor(JOBS) as ex:

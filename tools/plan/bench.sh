@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: bench.sh [osp|osp1m|jobs ...]      (make bench-plan: all, ~15 minutes)
+# Usage: bench.sh [osp|osp1m|jobs|jobs1m ...]      (make bench-plan: all, ~15 minutes)
 #
 # desync-plan's heuristic against exact on random instances, then OSP's
 # two stages and the planned slots in the ns-3 model (tools/plan/bench.py).
