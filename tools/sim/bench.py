@@ -41,6 +41,17 @@ ROWS = [
                                 "--msg=14480", "--iters=1", "--fabricRate=400Gbps"]),
     ("incast-16x1m", 1, DC + ["--scenario=incast", "--hosts=16", "--hostsPerTor=32",
                              "--msg=1MiB", "--iters=2", "--fabricRate=400Gbps"]),
+    # 1, with a new connection per message: every message starts from the
+    #    initial window, as in applications that connect per transfer.
+    ("incast-64x256k-permsg", 1, DC + ["--scenario=incast", "--hosts=64", "--hostsPerTor=32",
+                                      "--msg=256KiB", "--iters=3", "--fabricRate=400Gbps",
+                                      "--conn=message"]),
+    ("incast-256x64k-permsg", 1, DC + ["--scenario=incast", "--hosts=256", "--hostsPerTor=32",
+                                      "--msg=64KiB", "--iters=3", "--fabricRate=400Gbps",
+                                      "--conn=message"]),
+    ("incast-128x1m-permsg", 1, DC + ["--scenario=incast", "--hosts=128", "--hostsPerTor=32",
+                                     "--msg=1MiB", "--iters=2", "--fabricRate=400Gbps",
+                                     "--conn=message"]),
     # 2. IMC'24 incast study: 10G hosts, 100G between ToRs, 2 MB buffer,
     #    K = 65 packets, bursts of 2 ms and 15 ms of line-rate data.
     ("burst-100x2ms", 2, ["--scenario=burst", "--hosts=100", "--hostsPerTor=100",

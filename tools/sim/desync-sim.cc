@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -27,6 +28,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include "desync-queue-disc.h"
+#include "linux-dctcp.h"
 #include "sim-options.h"
 
 using namespace ns3;
@@ -49,6 +51,7 @@ struct Conn {
 	bool connected = false;
 	bool late = false;	/* OSP stage 2: sent after the barrier */
 	uint32_t prio = 0;	/* SO_PRIORITY */
+	std::function<void()> onUp;	/* when the handshake completes */
 	struct Msg {
 		uint64_t end;	/* value of rcvd that completes it */
 		Time ready;
@@ -85,6 +88,8 @@ class Cluster
 	void Place();
 	void BuildLinks();
 	void Connect();
+	void OpenSocket(uint32_t c, std::function<void()> up);
+	void StartConnect(uint32_t c);
 	void StartIteration(uint32_t j);
 	void WorkerReady(uint32_t j, uint32_t w);
 	uint32_t SendStage(uint32_t j, uint32_t w, bool late);
@@ -415,48 +420,58 @@ void Cluster::Connect()
 				     MakeCallback(&Cluster::OnAccept, this));
 	}
 
+	if (m_o.connPerMsg)
+		return;
 	for (uint32_t c = 0; c < m_conns.size(); c++) {
-		Conn &cn = m_conns[c];
-		Ptr<Socket> s = Socket::CreateSocket(m_hosts.Get(cn.src), TcpSocketFactory::GetTypeId());
-		Address name;
-
-		s->Bind();
-		s->GetSockName(name);
-		cn.sport = InetSocketAddress::ConvertFrom(name).GetPort();
-		cn.tx = s;
-		m_bySport[cn.src][cn.sport] = c;
-		m_byPeer[(static_cast<uint64_t>(m_addr[cn.src].Get()) << 16) | cn.sport] = c;
-		s->TraceConnectWithoutContext(
-			"CongState",
-			MakeBoundCallback(+[](uint64_t *rtos, TcpSocketState::TcpCongState_t,
-					      TcpSocketState::TcpCongState_t now) {
-				if (now == TcpSocketState::CA_LOSS)
-					(*rtos)++;
-			}, &m_rtos));
-		s->TraceConnectWithoutContext(
-			"RTT", MakeBoundCallback(+[](Conn *k, Time, Time rtt) {
-				/* The kernel's srtt: a 1/8 moving average. */
-				uint64_t v = rtt.GetNanoSeconds();
-
-				k->srttNs = k->srttNs ? k->srttNs - k->srttNs / 8 + v / 8 : v;
-			}, &cn));
-		s->SetSendCallback(MakeBoundCallback(+[](Cluster *cl, uint32_t k, Ptr<Socket>, uint32_t) {
-			cl->Pump(k);
-		}, this, c));
-		s->SetConnectCallback(
-			MakeBoundCallback(+[](Cluster *cl, uint32_t k, Ptr<Socket>) {
-				cl->m_conns[k].connected = true;
-				cl->m_connected++;
-			}, this, c),
-			MakeNullCallback<void, Ptr<Socket>>());
-		/* Spread the handshakes: connection setup is not what is measured. */
-		Simulator::Schedule(MicroSeconds(2 * c), [s, this, c]() {
-			s->Connect(InetSocketAddress(m_addr[m_conns[c].dst], kPort));
-			/* ns-3's Connect resets the priority (from the IP TOS). */
-			if (m_conns[c].prio)
-				s->SetPriority(static_cast<uint8_t>(m_conns[c].prio));
+		OpenSocket(c, [this, c]() {
+			m_conns[c].connected = true;
+			m_connected++;
 		});
+		/* Spread the handshakes: connection setup is not what is measured. */
+		Simulator::Schedule(MicroSeconds(2 * c), [this, c]() { StartConnect(c); });
 	}
+}
+
+/*
+ * A new socket for connection @c, known to the receiver and to the host
+ * qdisc by its source port; @up runs once the handshake completes.
+ */
+void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
+{
+	Conn &cn = m_conns[c];
+	Ptr<Socket> s = Socket::CreateSocket(m_hosts.Get(cn.src), TcpSocketFactory::GetTypeId());
+	Address name;
+
+	s->Bind();
+	s->GetSockName(name);
+	cn.sport = InetSocketAddress::ConvertFrom(name).GetPort();
+	cn.tx = s;
+	cn.srttNs = 0;
+	m_bySport[cn.src][cn.sport] = c;
+	m_byPeer[(static_cast<uint64_t>(m_addr[cn.src].Get()) << 16) | cn.sport] = c;
+	s->TraceConnectWithoutContext(
+		"CongState",
+		MakeBoundCallback(+[](uint64_t *rtos, TcpSocketState::TcpCongState_t,
+				      TcpSocketState::TcpCongState_t now) {
+			if (now == TcpSocketState::CA_LOSS)
+				(*rtos)++;
+		}, &m_rtos));
+	s->TraceConnectWithoutContext(
+		"RTT", MakeBoundCallback(+[](Conn *k, Time, Time rtt) {
+			/* The kernel's srtt: a 1/8 moving average. */
+			uint64_t v = rtt.GetNanoSeconds();
+
+			k->srttNs = k->srttNs ? k->srttNs - k->srttNs / 8 + v / 8 : v;
+		}, &cn));
+	s->SetSendCallback(MakeBoundCallback(+[](Cluster *cl, uint32_t k, Ptr<Socket>, uint32_t) {
+		cl->Pump(k);
+	}, this, c));
+	cn.onUp = std::move(up);
+	s->SetConnectCallback(
+		MakeBoundCallback(+[](Cluster *cl, uint32_t k, Ptr<Socket>) {
+			cl->m_conns[k].onUp();
+		}, this, c),
+		MakeNullCallback<void, Ptr<Socket>>());
 }
 
 void Cluster::OnAccept(Ptr<Socket> s, const Address &from)
@@ -570,10 +585,31 @@ uint32_t Cluster::SendStage(uint32_t ji, uint32_t w, bool late)
 	return sent;
 }
 
+/*
+ * With --conn=message every message opens its own connection, which
+ * starts from the initial window, and closes it once the message is
+ * handed to TCP; otherwise one connection carries them all and keeps
+ * its congestion window from one message to the next.
+ */
 void Cluster::SendMsg(uint32_t c)
 {
 	m_conns[c].unsent += m_conns[c].msgBytes;
-	Pump(c);
+	if (!m_o.connPerMsg) {
+		Pump(c);
+		return;
+	}
+	OpenSocket(c, [this, c]() { Pump(c); });
+	StartConnect(c);
+}
+
+/* ns-3's Connect sets the socket priority again (from the IP TOS). */
+void Cluster::StartConnect(uint32_t c)
+{
+	Conn &cn = m_conns[c];
+
+	cn.tx->Connect(InetSocketAddress(m_addr[cn.dst], kPort));
+	if (cn.prio)
+		cn.tx->SetPriority(static_cast<uint8_t>(cn.prio));
 }
 
 void Cluster::Pump(uint32_t c)
@@ -592,6 +628,8 @@ void Cluster::Pump(uint32_t c)
 			break;
 		cn.unsent -= sent;
 	}
+	if (m_o.connPerMsg && !cn.unsent)
+		cn.tx->Close();
 }
 
 void Cluster::Run()
@@ -600,7 +638,7 @@ void Cluster::Run()
 	Time setup = MicroSeconds(2 * m_conns.size()) + MilliSeconds(5);
 
 	std::function<void()> start = [this, &start]() {
-		if (m_connected < m_conns.size()) {
+		if (!m_o.connPerMsg && m_connected < m_conns.size()) {
 			Simulator::Schedule(MilliSeconds(1), start);
 			return;
 		}
@@ -681,6 +719,9 @@ void Cluster::Report(double wallS)
 	for (size_t i = 0; i < m_jobs.size(); i++)
 		js << (i ? ", " : "")
 		   << ((m_jobs[i].done ? m_jobs[i].end : Simulator::Now()) - m_t0).GetNanoSeconds() / 1e3;
+	js << "], \"iter_us\": [";
+	for (size_t i = 0; i < iters.size(); i++)
+		js << (i ? ", " : "") << iters[i];
 	js << "], \"rtos\": " << m_rtos << ", \"drops\": " << drops
 	   << ", \"ce_marks\": " << marks << ", \"queue_peak_bytes\": " << peak
 	   << ", \"host_drops\": " << hostDrops << ", \"host_ce_marks\": " << hostMarks
@@ -709,7 +750,7 @@ void ConfigureTcp(const SimOptions &o)
 	uint64_t buf = 8u << 20;
 
 	Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-			   TypeIdValue(o.cc == "dctcp" ? TcpDctcp::GetTypeId() :
+			   TypeIdValue(o.cc == "dctcp" ? LinuxDctcp::GetTypeId() :
 							 TcpCubic::GetTypeId()));
 	Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(kMss));
 	Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));

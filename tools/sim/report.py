@@ -27,6 +27,37 @@ METRICS = [
 ROW6 = [("goodput_gbps", "goodput (Gbit/s)"), ("jain", "Jain's index")]
 
 
+UNITS = {"bps": 1, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "Tbps": 1e12,
+         "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}
+
+
+def arg(r, name):
+    """The value of --NAME in the run's arguments, with its unit applied."""
+    for a in r["args"]:
+        if a.startswith(f"--{name}="):
+            v = a.split("=", 1)[1]
+            num = v.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+            return float(num) * UNITS.get(v[len(num):], 1)
+    return None
+
+
+def drain_us(r):
+    """
+    The time the aggregator's link needs for every worker's message, for
+    the scenarios with one aggregator: no schedule can communicate in
+    less.  None where the bottleneck is not one host link.
+    """
+    if r["scenario"] not in ("incast", "burst") or r["row"] == 6:
+        return None
+    rate = arg(r, "hostRate")
+    return r["hosts"] * r["msg"] * 8 / rate * 1e6 if rate else None
+
+
+def comm_over_drain(r):
+    """An iteration's communication (its time past the compute) over the drain time."""
+    return (r["iter_mean_us"] - (arg(r, "compute") or 0) * 1e6) / drain_us(r)
+
+
 def fmt(v):
     if isinstance(v, float) and v < 10 and v != int(v):
         return f"{v:.3g}"
@@ -77,7 +108,10 @@ def main():
              "Median over seeds [min-max].  Ratio columns: per seed, the value over "
              "fq_codel's on the same seed, then median [min-max].  `0 -> n`: fq_codel "
              "had 0, the qdisc n.  Invalid runs (bytes missing at the time limit) are "
-             "counted with the values they reached and listed below.", ""]
+             "counted with the values they reached and listed below.  `communication / "
+             "drain time`: the mean iteration less the compute time, over the time the "
+             "aggregator's link needs for all workers' bytes, which no schedule can beat "
+             "(1.00 is the physical limit).", ""]
     for name in names:
         row = [r for r in recs if r["name"] == name]
         rown = row[0]["row"]
@@ -97,6 +131,13 @@ def main():
                 if q != "fq_codel":
                     cells.append(ratio_cell(recs, name, q, key))
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        if all(drain_us(r) for r in row):
+            cells = []
+            for q in qdiscs:
+                vals = [comm_over_drain(r) for r in row if r["host_qdisc"] == q]
+                cells.append(spread(vals, lambda v: f"{v:.2f}") if vals else "-")
+            lines.append("| communication / drain time | " + " | ".join(cells) + " |" +
+                         " |" * (len(qdiscs) - 1))
         held = [r for r in row if r["host_qdisc"] == "desync"]
         if held:
             lines.append("")

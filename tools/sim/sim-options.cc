@@ -176,6 +176,11 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 		  [o](const std::string &v) { o->cc = v; return OneOf(v, { "dctcp", "cubic" }); } },
 		{ "minRto", "TCP minimum retransmit timeout",
 		  [o](const std::string &v) { return DesyncParseTimeNs(v, &o->minRtoNs) && o->minRtoNs; } },
+		{ "conn", "persistent|message: one connection for all, or one per message",
+		  [o](const std::string &v) {
+			  o->connPerMsg = v == "message";
+			  return OneOf(v, { "persistent", "message" });
+		  } },
 		{ "hostQdisc", "pfifo|fq_codel|jitter|desync",
 		  [o](const std::string &v) {
 			  o->hostQdisc = v;

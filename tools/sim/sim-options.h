@@ -33,6 +33,7 @@ struct SimOptions {
 	uint32_t seed = 1;
 	std::string cc = "dctcp";
 	uint64_t minRtoNs = 200000000;
+	bool connPerMsg = false;	/* a new connection per message */
 	std::string hostQdisc = "fq_codel";
 	std::string desyncWords;
 	DesyncConfig desync;

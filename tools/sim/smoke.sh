@@ -118,6 +118,30 @@ else
 	not_ok "slot_map and --hostSlots move the holds into their slot (mean hold us: slot 0 $h0, map $hm, map of stage 1 $h4, hostSlots $hh)"
 fi
 
+# A new connection per message: every byte still arrives, and the
+# handshakes, which carry no payload, are never held.
+if "$SIM" "${INCAST[@]}" --conn=message --hostQdisc=desync \
+	--json="$OUT/permsg.json" >/dev/null &&
+   [ "$(field "$OUT/permsg.json" valid)" = True ] &&
+   [ "$(field "$OUT/permsg.json" bursts)" -ge 64 ] &&
+   [ "$(field "$OUT/permsg.json" rtos)" -lt "$(field "$OUT/pfifo.json" rtos)" ]; then
+	ok "one connection per message: all bytes arrive, fewer timeouts than pfifo"
+else
+	not_ok "one connection per message: all bytes arrive, fewer timeouts than pfifo"
+fi
+
+# ns-3's DCTCP let ssthresh fall below one segment; with nothing in
+# flight this sender then stalled for good in its second iteration.
+if "$SIM" --scenario=burst --hosts=100 --hostsPerTor=100 --spines=1 \
+	--hostRate=10Gbps --fabricRate=100Gbps --buffer=2MB --ecnK=97500 \
+	--msg=25000 --compute=5ms --iters=3 --hostQdisc=desync --seed=2 \
+	--timeLimit=1s --json="$OUT/floor.json" >/dev/null &&
+   [ "$(field "$OUT/floor.json" valid)" = True ]; then
+	ok "DCTCP keeps two segments of ssthresh: the burst that stalled completes"
+else
+	not_ok "DCTCP keeps two segments of ssthresh: the burst that stalled completes"
+fi
+
 # Each bad command line: exit 2, exactly one line on stderr.
 bad_opt()
 {
@@ -141,6 +165,7 @@ bad_opt --desync="slots 4 slot_map 1:0"
 bad_opt --desync="group_by mark slots 4 slot_map 1:4"
 bad_opt --stage1=1
 bad_opt --hostSlots=0,x
+bad_opt --conn=pooled
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * linux-dctcp.h	ns-3's DCTCP with the floor Linux keeps under ssthresh
+ *
+ * ns-3 3.37 sets ssthresh to (1 - alpha / 2) of the window with no lower
+ * bound; Linux's dctcp_ssthresh() never goes below two segments.  Below
+ * one segment, with nothing in flight, ns-3's sender waits for a larger
+ * window that no ACK will ever open and arms no timer: the connection
+ * stalls for good.  A Linux host cannot get there, so neither may the
+ * model's.
+ */
+#ifndef DESYNC_LINUX_DCTCP_H
+#define DESYNC_LINUX_DCTCP_H
+
+#include "ns3/tcp-dctcp.h"
+
+namespace ns3
+{
+
+class LinuxDctcp : public TcpDctcp
+{
+  public:
+	static TypeId GetTypeId();
+	LinuxDctcp() = default;
+	LinuxDctcp(const LinuxDctcp &sock) = default;
+
+	std::string GetName() const override;
+	uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override;
+	Ptr<TcpCongestionOps> Fork() override;
+};
+
+} // namespace ns3
+
+#endif /* DESYNC_LINUX_DCTCP_H */
