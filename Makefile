@@ -22,6 +22,9 @@
 #                        torture on 6.1, 6.12 and the debug kernel (long)
 #   make sim             the ns-3 model tools/sim/desync-sim (installs libns3-dev)
 #   make bench-sim       the scenario matrix in the ns-3 model
+#   make plan-test       unit tests of tools/plan/desync-plan
+#   make bench-plan      desync-plan's heuristic against exact, and the
+#                        planned slots and OSP's two stages in the ns-3 model
 #   make clean
 
 KVER	?= $(shell uname -r)
@@ -101,6 +104,12 @@ sim:
 bench-sim: sim
 	tools/sim/bench.sh
 
+plan-test:
+	$(MAKE) -C tools/plan check
+
+bench-plan: sim
+	tools/plan/bench.sh
+
 clean:
 	@if [ -d "$(KDIR)" ]; then \
 		$(KMAKE) clean; \
@@ -113,4 +122,5 @@ clean:
 	$(MAKE) -C tools/sim clean
 
 .PHONY: all module plugin tools install uninstall version deb check-deb \
-	check-newest check demo bench-effect bench-cost stress sim bench-sim clean
+	check-newest check demo bench-effect bench-cost stress sim bench-sim \
+	plan-test bench-plan clean

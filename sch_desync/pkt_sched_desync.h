@@ -29,6 +29,7 @@ enum {
 	TCA_DESYNC_BYPASS_PRIO,		/* u64: bitmap of skb priorities 0..63 */
 	TCA_DESYNC_PAD,
 	TCA_DESYNC_SPREAD,		/* u32: % of the last burst, 0 = fixed */
+	TCA_DESYNC_SLOT_MAP,		/* struct tc_desync_slot_entry[], may be empty */
 	__TCA_DESYNC_MAX
 };
 
@@ -45,6 +46,18 @@ enum tc_desync_group_by {
 #define TC_DESYNC_SLOT_RANDOM		0xffffffffU
 #define TC_DESYNC_BYPASS_PRIO_MAX	63
 #define TC_DESYNC_SPREAD_MAX		100
+#define TC_DESYNC_SLOT_MAP_MAX		64
+
+/*
+ * One entry of TCA_DESYNC_SLOT_MAP: bursts of the groups whose key (the
+ * skb mark with group_by mark, the skb priority with group_by prio) is
+ * @key take @slot instead of TCA_DESYNC_SLOT.  The attribute is the whole
+ * map: it replaces the one in force, and an empty one clears it.
+ */
+struct tc_desync_slot_entry {
+	__u32	key;
+	__u32	slot;
+};
 
 struct tc_desync_xstats {
 	__u64	bursts;		/* burst starts detected */

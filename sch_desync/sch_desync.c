@@ -20,6 +20,9 @@
  *    with its next packet: the group is held for an offset drawn in
  *    [0, offset_max] (or inside a slot of that window).  Only the start is
  *    held; the rest of the burst follows without further delay.
+ *  - With group_by mark or prio, a slot map gives the bursts of chosen
+ *    marks or priorities (jobs sharing the host) their own slot, as a
+ *    planner assigns them; the other groups keep 'slot'.
  *  - Packets without transport payload (pure ACKs), TC_PRIO_CONTROL
  *    packets and the priorities listed in 'bypass_prio' (OSP's stage-1
  *    traffic) are never held: they leave ahead of everything else.
@@ -104,8 +107,20 @@ struct desync_config {
 	u64		seed;
 };
 
+/*
+ * Slots by mark or priority, unsorted: at most TC_DESYNC_SLOT_MAP_MAX
+ * entries, searched only at a possible burst start.  Replaced whole by
+ * change under RTNL and the qdisc lock, so both the datapath (qdisc lock)
+ * and dump (RTNL) see one map or the other.
+ */
+struct desync_slot_map {
+	u32				len;
+	struct tc_desync_slot_entry	e[];
+};
+
 struct desync_sched_data {
 	struct desync_sched	core;
+	struct desync_slot_map	*slot_map;	/* NULL: every group uses 'slot' */
 	struct sk_buff		*bypass_head;	/* never held, sent first */
 	struct sk_buff		*bypass_tail;
 	u32			bypass_segs;
@@ -276,6 +291,40 @@ static struct sk_buff *desync_bypass_pop(struct desync_sched_data *q)
 	return skb;
 }
 
+/* The slot the map gives the group of @pk, or 'slot' when it has none. */
+static u32 desync_map_slot(const struct desync_sched_data *q,
+			   const struct desync_pkt *pk)
+{
+	const struct desync_slot_map *m = q->slot_map;
+	u32 key, i;
+
+	key = q->core.p.group_by == DESYNC_GROUP_BY_PRIO ? pk->prio : pk->mark;
+	for (i = 0; i < m->len; i++)
+		if (m->e[i].key == key)
+			return m->e[i].slot;
+	return q->cfg.slot;
+}
+
+/*
+ * Account @segs of @pk just queued in group @idx.  The core draws a new
+ * burst's offset inside p.slot; a mapped group's slot stands in for it
+ * during the one call that may start the burst.
+ */
+static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
+				 const struct desync_pkt *pk,
+				 struct sk_buff *skb, u64 now, u32 segs)
+{
+	struct desync_sched *core = &q->core;
+	bool idle = core->groups[idx].state == DESYNC_IDLE;
+
+	if (idle && q->slot_map)
+		core->p.slot = desync_map_slot(q, pk);
+	/* The sender's round trip only matters at a possible start. */
+	desync_enqueue_sender(core, idx, now,
+			      idle ? desync_sender_idle(skb) : 0, segs);
+	core->p.slot = q->cfg.slot;
+}
+
 static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 			      struct sk_buff **to_free)
 {
@@ -302,10 +351,7 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 		struct desync_group *g = &q->core.groups[idx];
 
 		desync_fifo_add(&g->head, &g->tail, skb);
-		/* The sender's round trip only matters at a possible start. */
-		desync_enqueue_sender(&q->core, idx, now,
-				      g->state == DESYNC_IDLE ?
-				      desync_sender_idle(skb) : 0, segs);
+		desync_enqueue_group(q, idx, &pk, skb, now, segs);
 	}
 
 	q->segs += segs;
@@ -633,6 +679,8 @@ static const struct nla_policy desync_policy[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_CE_THRESHOLD]	= { .type = NLA_U32 },
 	[TCA_DESYNC_BYPASS_PRIO]	= { .type = NLA_U64 },
 	[TCA_DESYNC_SPREAD]		= { .type = NLA_U32 },
+	/* Size, bound and pairs checked in desync_parse_slot_map(), with why. */
+	[TCA_DESYNC_SLOT_MAP]		= { .type = NLA_BINARY },
 };
 
 /* True when @attr is present and its u32 lies outside [min, max]. */
@@ -743,6 +791,84 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 	return 0;
 }
 
+/*
+ * Copy the slot map of @attr into *@map, NULL when it is empty.  Only
+ * the map's own shape is checked here; desync_check_slot_map() checks it
+ * against the rest of the configuration.
+ */
+static int desync_parse_slot_map(const struct nlattr *attr,
+				 struct desync_slot_map **map,
+				 struct netlink_ext_ack *extack)
+{
+	const struct tc_desync_slot_entry *e = nla_data(attr);
+	u32 len = nla_len(attr), n, i, j;
+	struct desync_slot_map *m;
+
+	*map = NULL;
+	if (len % sizeof(*e)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "desync: slot_map must be key and slot pairs of u32");
+		return -EINVAL;
+	}
+	n = len / sizeof(*e);
+	if (n > TC_DESYNC_SLOT_MAP_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "desync: slot_map takes at most 64 entries");
+		return -EINVAL;
+	}
+	for (i = 1; i < n; i++) {
+		for (j = 0; j < i; j++) {
+			if (e[i].key == e[j].key) {
+				NL_SET_ERR_MSG_ATTR(extack, attr,
+						    "desync: slot_map gives a key twice");
+				return -EINVAL;
+			}
+		}
+	}
+	if (!n)
+		return 0;
+
+	m = kmalloc(struct_size(m, e, n), GFP_KERNEL);
+	if (!m) {
+		NL_SET_ERR_MSG(extack, "desync: cannot allocate slot_map");
+		return -ENOMEM;
+	}
+	m->len = n;
+	memcpy(m->e, e, n * sizeof(*e));
+	*map = m;
+	return 0;
+}
+
+/*
+ * The map in force after a change must fit the configuration then in
+ * force, whichever of the two the change touched.  Its keys are marks or
+ * priorities: an address or flow hash is no key a user can name.
+ */
+static int desync_check_slot_map(const struct desync_slot_map *m,
+				 const struct desync_config *cfg,
+				 const struct nlattr *attr,
+				 struct netlink_ext_ack *extack)
+{
+	u32 i;
+
+	if (!m)
+		return 0;
+	if (cfg->group_by != TC_DESYNC_GROUP_BY_MARK &&
+	    cfg->group_by != TC_DESYNC_GROUP_BY_PRIO) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "desync: slot_map needs group_by mark or prio");
+		return -EINVAL;
+	}
+	for (i = 0; i < m->len; i++) {
+		if (m->e[i].slot >= cfg->slots) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "desync: slot_map slots must be below slots");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static void desync_set_params(struct desync_sched_data *q,
 			      const struct desync_config *cfg, u32 quantum)
 {
@@ -770,6 +896,8 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	struct desync_group *new_groups = NULL;
 	unsigned int dropped_pkts = 0, dropped_bytes = 0;
 	struct desync_config cfg = q->cfg;
+	struct desync_slot_map *new_map = NULL, *old_map = NULL;
+	const struct nlattr *map_attr;
 	struct desync_sched old;
 	u32 *new_heap = NULL;
 	bool rehash;
@@ -785,6 +913,16 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	err = desync_parse(tb, &cfg, extack);
 	if (err)
 		return err;
+	map_attr = tb[TCA_DESYNC_SLOT_MAP];
+	if (map_attr) {
+		err = desync_parse_slot_map(map_attr, &new_map, extack);
+		if (err)
+			return err;
+	}
+	err = desync_check_slot_map(map_attr ? new_map : q->slot_map, &cfg,
+				    map_attr, extack);
+	if (err)
+		goto free_map;
 
 	/* Allocate before taking the lock: a failure must change nothing. */
 	rehash = !q->core.groups || cfg.groups != q->cfg.groups ||
@@ -796,7 +934,8 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 		if (!new_groups || !new_heap) {
 			desync_free_tables(new_groups, new_heap);
 			NL_SET_ERR_MSG(extack, "desync: cannot allocate group table");
-			return -ENOMEM;
+			err = -ENOMEM;
+			goto free_map;
 		}
 	}
 
@@ -817,6 +956,10 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cfg.bypass_prio, cfg.bypass_prio);
 	WRITE_ONCE(q->cfg.seed, cfg.seed);
 	WRITE_ONCE(sch->limit, cfg.limit);
+	if (map_attr) {
+		old_map = q->slot_map;
+		q->slot_map = new_map;
+	}
 	/* Any MTU up to INT_MAX is accepted: keep the quantum sane. */
 	desync_set_params(q, &cfg, clamp_t(u32, psched_mtu(qdisc_dev(sch)),
 					   DESYNC_QUANTUM_MIN,
@@ -861,7 +1004,12 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 
 	if (rehash && old.groups)
 		desync_free_tables(old.groups, old.heap);
+	kfree(old_map);
 	return 0;
+
+free_map:
+	kfree(new_map);
+	return err;
 }
 
 static int desync_init(struct Qdisc *sch, struct nlattr *opt,
@@ -904,6 +1052,8 @@ static void desync_destroy(struct Qdisc *sch)
 	q->core.groups = NULL;
 	q->core.heap = NULL;
 	q->core.ngroups = 0;
+	kfree(q->slot_map);
+	q->slot_map = NULL;
 }
 
 static int desync_dump(struct Qdisc *sch, struct sk_buff *skb)
@@ -932,6 +1082,12 @@ static int desync_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u64_64bit(skb, TCA_DESYNC_BYPASS_PRIO,
 			      READ_ONCE(q->cfg.bypass_prio), TCA_DESYNC_PAD) ||
 	    nla_put_u32(skb, TCA_DESYNC_SPREAD, READ_ONCE(q->cfg.spread)))
+		goto nla_put_failure;
+	/* change replaces the map under RTNL too: it cannot go away here. */
+	if (q->slot_map &&
+	    nla_put(skb, TCA_DESYNC_SLOT_MAP,
+		    q->slot_map->len * sizeof(q->slot_map->e[0]),
+		    q->slot_map->e))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);

@@ -436,7 +436,10 @@ for path in sys.stdin:
                 if k == "options" and isinstance(v, dict):
                     for ok, ov in v.items():
                         if isinstance(ov, list):
-                            ov = ",".join(str(x) for x in ov) or "none"
+                            # slot_map: objects as "key:slot"
+                            ov = ",".join(":".join(str(y) for y in x.values())
+                                          if isinstance(x, dict) else str(x)
+                                          for x in ov) or "none"
                         print(kind, h, "opt." + ok, "null" if ov is None else ov)
                 elif not isinstance(v, (dict, list)):
                     print(kind, h, k, v)

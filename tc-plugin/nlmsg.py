@@ -11,7 +11,8 @@
   nlmsg.py qdisc FILE [KEY=VALUE ...]
       Write an RTM_NEWQDISC message as the kernel dumps a desync qdisc on
       ifindex 1.  KEY is an option (limit, seed, ...: the value is sent
-      as the kernel would, u64 ones padded with TCA_DESYNC_PAD), attrN
+      as the kernel would, u64 ones padded with TCA_DESYNC_PAD;
+      slot_map=K:S,K:S... the array of pairs, slot_map= an empty one), attrN
       (a u32 attribute of type N, e.g. one newer than the header),
       options=none (no TCA_OPTIONS), xstats=N,N,... (struct
       tc_desync_xstats in field order, missing fields 0) and
@@ -57,6 +58,21 @@ def read_header():
 ATTRS = read_header()
 NAMES = {num: name for name, num in ATTRS.items()}
 U64_ATTRS = {ATTRS['seed'], ATTRS['bypass_prio']}
+SLOT_MAP = ATTRS['slot_map']
+
+
+def pack_slot_map(text):
+    """'1:0,0x10:3' as struct tc_desync_slot_entry[]; '' is empty."""
+    out = b''
+    for pair in filter(None, text.split(',')):
+        key, _, slot = pair.partition(':')
+        out += struct.pack('=II', int(key, 0), int(slot, 0))
+    return out
+
+
+def unpack_slot_map(value):
+    return ','.join('%d:%d' % struct.unpack_from('=II', value, off)
+                    for off in range(0, len(value), 8))
 
 
 def nla(kind, payload):
@@ -72,7 +88,9 @@ def build_options(opts, base):
     """
     out = b''
     for kind, value in sorted(opts.items()):
-        if kind in U64_ATTRS:
+        if isinstance(value, bytes):
+            out += nla(kind, value)
+        elif kind in U64_ATTRS:
             if (base + 4 + len(out) + 4) % 8:
                 out += nla(ATTRS['pad'], b'')
             out += nla(kind, struct.pack('=Q', value))
@@ -91,6 +109,8 @@ def build_qdisc(path, args):
             xstats = [int(v, 0) for v in value.split(',')]
         elif key == 'xstats_len':
             xstats_len = int(value, 0)
+        elif key == 'slot_map':
+            opts[SLOT_MAP] = pack_slot_map(value)
         elif key.startswith('attr'):
             opts[int(key[4:])] = int(value, 0)
         elif key in ATTRS:
@@ -138,6 +158,11 @@ def decode_options(kind, payload):
     words = ['options=nested' if kind & NLA_F_NESTED else 'options=flat']
     for atype, value in walk(payload):
         name = NAMES.get(atype, 'attr%d' % atype)
+        if atype == SLOT_MAP:
+            words.append('%s=%s' % (name, unpack_slot_map(value)
+                                    if len(value) % 8 == 0
+                                    else '<len %d>' % len(value)))
+            continue
         size = 8 if atype in U64_ATTRS else 4
         if len(value) != size:
             words.append('%s=<len %d>' % (name, len(value)))

@@ -25,8 +25,9 @@
 
 /*
  * Bound handed to addattr_*(): it limits the whole request, of which tc
- * has 64 KiB.  Our options take about 150 bytes; like the qdiscs built
- * into tc, stay well under tc's buffer and leave it the rest.
+ * has 64 KiB.  Our options take about 150 bytes, 670 with a full
+ * slot_map; like the qdiscs built into tc, stay well under tc's buffer
+ * and leave it the rest.
  */
 #define DESYNC_MSG_MAX		1024
 
@@ -41,7 +42,8 @@ static void explain(void)
 		"Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups N ]\n"
 		"                  [ idle TIME ] [ offset_max TIME ] [ slots N ] [ slot {K|random} ]\n"
 		"                  [ seed S ] [ hold_limit SEGMENTS ] [ ce_threshold TIME ]\n"
-		"                  [ spread PERCENT ] [ bypass_prio P[,P...] ]\n");
+		"                  [ spread PERCENT ] [ bypass_prio P[,P...] ]\n"
+		"                  [ slot_map KEY:SLOT[,KEY:SLOT...] ]\n");
 }
 
 /* Indexed by enum tc_desync_group_by */
@@ -60,6 +62,13 @@ enum desync_arg {
 	DESYNC_ARG_SLOT,	/* a number or "random" */
 	DESYNC_ARG_PRIOS,	/* P[,P...] or "none", sent as a bitmap */
 	DESYNC_ARG_PERCENT,	/* N or N%, 0..100 */
+	DESYNC_ARG_SLOT_MAP,	/* KEY:SLOT[,KEY:SLOT...] or "none", an array */
+};
+
+/* A parsed slot_map: the attribute is the array as it stands. */
+struct desync_slot_map {
+	struct tc_desync_slot_entry	e[TC_DESYNC_SLOT_MAP_MAX];
+	unsigned int			len;
 };
 
 /*
@@ -96,6 +105,8 @@ static const struct desync_opt {
 	  "a percentage 0..100 such as 25 or 25%" },
 	{ "bypass_prio",  TCA_DESYNC_BYPASS_PRIO,  DESYNC_ARG_PRIOS,
 	  "priorities 0..63 separated by commas, or none" },
+	{ "slot_map",	  TCA_DESYNC_SLOT_MAP,	   DESYNC_ARG_SLOT_MAP,
+	  "up to 64 MARK:SLOT or PRIO:SLOT pairs separated by commas, or none" },
 };
 
 static const struct desync_opt *desync_find_opt(const char *word)
@@ -239,6 +250,54 @@ static int desync_get_prios(__u64 *val, const char *arg)
 	return 0;
 }
 
+/*
+ * "KEY:SLOT[,KEY:SLOT...]": KEY a mark or priority, SLOT a slot, each
+ * decimal or 0x hex (marks are often written in hex).  Whether the keys are
+ * distinct and the slots below 'slots' is the kernel's to say: it knows
+ * the slots in force when only the map changes.
+ */
+static int desync_get_slot_map(struct desync_slot_map *map, const char *arg)
+{
+	char buf[16];
+	const char *p = arg;
+
+	map->len = 0;
+	if (strcmp(arg, "none") == 0)
+		return 0;
+
+	for (;;) {
+		struct tc_desync_slot_entry *e = &map->e[map->len];
+		size_t klen = strcspn(p, ":,");
+		size_t slen;
+		__u64 v;
+
+		if (map->len == TC_DESYNC_SLOT_MAP_MAX || p[klen] != ':' ||
+		    klen >= sizeof(buf))
+			return -1;
+		memcpy(buf, p, klen);
+		buf[klen] = '\0';
+		if (desync_get_unsigned(&v, buf, UINT32_MAX))
+			return -1;
+		e->key = v;
+
+		p += klen + 1;
+		slen = strcspn(p, ":,");
+		if (p[slen] == ':' || slen >= sizeof(buf))
+			return -1;
+		memcpy(buf, p, slen);
+		buf[slen] = '\0';
+		if (desync_get_unsigned(&v, buf, UINT32_MAX))
+			return -1;
+		e->slot = v;
+		map->len++;
+
+		p += slen;
+		if (*p == '\0')
+			return 0;
+		p++;	/* the comma */
+	}
+}
+
 static int desync_parse_arg(const struct desync_opt *opt, const char *arg,
 			    __u64 *val)
 {
@@ -261,6 +320,8 @@ static int desync_parse_arg(const struct desync_opt *opt, const char *arg,
 		return desync_get_prios(val, arg);
 	case DESYNC_ARG_PERCENT:
 		return desync_get_percent(val, arg);
+	case DESYNC_ARG_SLOT_MAP:
+		break;	/* not a number: desync_get_slot_map() */
 	}
 	return -1;
 }
@@ -281,9 +342,10 @@ static int desync_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 	 */
 	__u64 val[TCA_DESYNC_MAX + 1] = {};
 	bool given[TCA_DESYNC_MAX + 1] = {};
+	struct desync_slot_map map = {};
 	const struct desync_opt *opt;
 	struct rtattr *tail;
-	int type;
+	int type, bad;
 
 	while (argc > 0) {
 		if (strcmp(*argv, "help") == 0) {
@@ -314,7 +376,11 @@ static int desync_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		argc--;
 		argv++;
 
-		if (desync_parse_arg(opt, *argv, &val[opt->type])) {
+		if (opt->arg == DESYNC_ARG_SLOT_MAP)
+			bad = desync_get_slot_map(&map, *argv);
+		else
+			bad = desync_parse_arg(opt, *argv, &val[opt->type]);
+		if (bad) {
 			fprintf(stderr,
 				"desync: illegal \"%s\" value \"%s\" (want %s)\n",
 				opt->name, *argv, opt->hint);
@@ -340,7 +406,10 @@ static int desync_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 
 		if (!given[type])
 			continue;
-		if (desync_attr_is_u64(type))
+		if (type == TCA_DESYNC_SLOT_MAP)
+			err = addattr_l(n, DESYNC_MSG_MAX, type, map.e,
+					map.len * sizeof(map.e[0]));
+		else if (desync_attr_is_u64(type))
 			err = addattr64(n, DESYNC_MSG_MAX, type, val[type]);
 		else
 			err = addattr32(n, DESYNC_MSG_MAX, type, val[type]);
@@ -401,6 +470,33 @@ static void desync_print_prios(__u64 mask)
 	close_json_array(PRINT_JSON, NULL);
 
 	print_string(PRINT_FP, NULL, "bypass_prio %s ", len ? buf : "none");
+}
+
+/*
+ * JSON gets an array of {"key", "slot"} objects; text the pairs as tc
+ * takes them.  A map whose length is no whole number of entries comes
+ * from no kernel this plugin knows: it is left out.
+ */
+static void desync_print_slot_map(struct rtattr *attr)
+{
+	struct tc_desync_slot_entry e;
+	size_t len = RTA_PAYLOAD(attr), off;
+
+	if (len % sizeof(e))
+		return;
+	open_json_array(PRINT_JSON, "slot_map");
+	print_string(PRINT_FP, NULL, "%s", "slot_map ");
+	for (off = 0; off < len; off += sizeof(e)) {
+		memcpy(&e, (char *)RTA_DATA(attr) + off, sizeof(e));
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "key", NULL, e.key);
+		print_uint(PRINT_JSON, "slot", NULL, e.slot);
+		close_json_object();
+		print_uint(PRINT_FP, NULL, off ? ",%u" : "%u", e.key);
+		print_uint(PRINT_FP, NULL, ":%u", e.slot);
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_string(PRINT_FP, NULL, "%s", len ? " " : "none ");
 }
 
 static int desync_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
@@ -470,6 +566,9 @@ static int desync_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 
 	if (desync_get_u64(tb, TCA_DESYNC_BYPASS_PRIO, &v64))
 		desync_print_prios(v64);
+
+	if (tb[TCA_DESYNC_SLOT_MAP])
+		desync_print_slot_map(tb[TCA_DESYNC_SLOT_MAP]);
 
 	return 0;
 }

@@ -58,6 +58,8 @@ struct qdisc_util {
 
 int addattr32(struct nlmsghdr *n, int maxlen, int type, __u32 data);
 int addattr64(struct nlmsghdr *n, int maxlen, int type, __u64 data);
+int addattr_l(struct nlmsghdr *n, int maxlen, int type, const void *data,
+	      int alen);
 struct rtattr *addattr_nest(struct nlmsghdr *n, int maxlen, int type);
 int addattr_nest_end(struct nlmsghdr *n, struct rtattr *nest);
 int parse_rtattr_flags(struct rtattr *tb[], int max, struct rtattr *rta,
@@ -70,6 +72,8 @@ int get_time64(__s64 *time, const char *str);
 char *sprint_time(__u32 time, char *buf);
 char *sprint_time64(__s64 time, char *buf);
 
+void open_json_object(const char *str);
+void close_json_object(void);
 void open_json_array(enum output_type type, const char *str);
 void close_json_array(enum output_type type, const char *str);
 int print_color_uint(enum output_type t, enum color_attr color,

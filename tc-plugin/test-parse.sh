@@ -71,6 +71,7 @@ Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups 
                   [ idle TIME ] [ offset_max TIME ] [ slots N ] [ slot {K|random} ]
                   [ seed S ] [ hold_limit SEGMENTS ] [ ce_threshold TIME ]
                   [ spread PERCENT ] [ bypass_prio P[,P...] ]
+                  [ slot_map KEY:SLOT[,KEY:SLOT...] ]
 EOF
 run_tc qdisc add dev lo root desync help
 # The version line follows the usage; it is checked on its own below.
@@ -135,6 +136,21 @@ bad "bypass_prio -1" 'desync: illegal "bypass_prio" value "-1"' bypass_prio -1
 bad "bypass_prio 1-3" 'desync: illegal "bypass_prio" value "1-3"' bypass_prio 1-3
 bad "bypass_prio 007" 'desync: illegal "bypass_prio" value "007"' bypass_prio 007
 bad "bypass_prio empty" 'desync: illegal "bypass_prio" value ""' bypass_prio ""
+bad "slot_map empty" 'desync: illegal "slot_map" value ""' slot_map ""
+bad "slot_map without a slot" 'desync: illegal "slot_map" value "1"' slot_map 1
+bad "slot_map 1:" 'desync: illegal "slot_map" value "1:"' slot_map 1:
+bad "slot_map :1" 'desync: illegal "slot_map" value ":1"' slot_map :1
+bad "slot_map 1:2:3" 'desync: illegal "slot_map" value "1:2:3"' slot_map 1:2:3
+bad "slot_map trailing comma" 'desync: illegal "slot_map" value "1:0,"' \
+	slot_map 1:0,
+bad "slot_map empty pair" 'desync: illegal "slot_map" value "1:0,,2:1"' \
+	slot_map 1:0,,2:1
+bad "slot_map negative slot" 'desync: illegal "slot_map" value "1:-1"' \
+	slot_map 1:-1
+bad "slot_map key over u32" \
+	'desync: illegal "slot_map" value "4294967296:0"' slot_map 4294967296:0
+bad "slot_map 65 pairs" 'desync: illegal "slot_map" value "0:0,1:0,' \
+	slot_map "$(seq -s, 0 64 | sed 's/\([0-9]*\)/\1:0/g')"
 bad "a later bad value sends nothing either" \
 	'desync: illegal "seed" value "zz"' limit 100 idle 2ms seed zz
 
@@ -172,6 +188,16 @@ add "bypass_prio 63" "bypass_prio=0x8000000000000000" bypass_prio 63
 add "bypass_prio repeats are harmless" "bypass_prio=0x6" bypass_prio 2,1,2
 add "a repeated option sends its last value once" "limit=20" \
 	limit 10 limit 20
+add "slot_map two marks" "group_by=2 slots=4 slot_map=1:0,2:3" \
+	group_by mark slots 4 slot_map 1:0,2:3
+add "slot_map hex mark" "slot_map=16:1" slot_map 0x10:1
+add "slot_map none sends an empty map" "slot_map=" slot_map none
+add "slot_map 64 pairs" "slot_map=$(seq -s, 0 63 | sed 's/\([0-9]*\)/\1:1/g')" \
+	slot_map "$(seq -s, 0 63 | sed 's/\([0-9]*\)/\1:1/g')"
+add "slot_map repeated keys go to the kernel to judge" "slot_map=1:0,1:1" \
+	slot_map 1:0,1:1
+good "change of the slot_map alone" "slot_map=5:2" -- \
+	qdisc change dev lo root desync slot_map 5:2
 good "change sends only what it is given" "idle=3000" -- \
 	qdisc change dev lo root desync idle 3ms
 good "replace sends only what it is given" "seed=0x7" -- \

@@ -138,11 +138,32 @@ dump limit=7 "$XS_ALL" xstats_len=80
 json "newer kernel: longer xstats" \
 	'q["groups_held"] == 10 and q["bursts"] == 1'
 
-dump limit=7 group_by=9 attr14=5 attr40=6
+dump limit=7 group_by=9 attr15=5 attr40=6
 text "newer kernel: unknown attribute and grouping" 1 \
 	"$HEAD limit 7p group_by 9 "
 json "newer kernel: unknown attribute and grouping in JSON" \
 	'o == {"limit": 7, "group_by": "9"}'
+
+dump group_by=2 slots=4 slot_map=1:0,0x10:3
+text "slot_map as text" 1 \
+	"$HEAD group_by mark slots 4 slot_map 1:0,16:3 "
+json "slot_map as an array of objects" \
+	'o == {"group_by": "mark", "slots": 4,
+	"slot_map": [{"key": 1, "slot": 0}, {"key": 16, "slot": 3}]}'
+
+dump group_by=3 slot_map=4294967295:1
+text "slot_map of one, the largest key" 1 \
+	"$HEAD group_by prio slot_map 4294967295:1 "
+json "slot_map of one in JSON" \
+	'o == {"group_by": "prio", "slot_map": [{"key": 4294967295, "slot": 1}]}'
+
+dump limit=7 slot_map=
+text "empty slot_map prints none" 1 "$HEAD limit 7p slot_map none "
+json "empty slot_map is an empty array" 'o == {"limit": 7, "slot_map": []}'
+
+dump limit=7 attr14=5
+text "a slot_map of no whole pair is left out" 1 "$HEAD limit 7p "
+json "a slot_map of no whole pair is left out of JSON" 'o == {"limit": 7}'
 
 dump options=none
 json "no options attribute" 'o == {}'

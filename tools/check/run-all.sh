@@ -9,7 +9,8 @@
 # "total: N passed, N failed" line when it combines its parts itself; a
 # step that only has an exit status (checkpatch, sparse) counts as one test.
 #
-# Steps: unit checkpatch sparse newest plugin deb budget sim vm selftests tdc fuzz
+# Steps: unit plan checkpatch sparse newest plugin deb budget sim vm selftests tdc
+# fuzz
 # (default: all).
 
 set -uo pipefail
@@ -19,6 +20,7 @@ source "$(dirname "$(readlink -f "$0")")/../vm/lib.sh"
 cd "$REPO_ROOT" || exit 1
 
 step_unit()      { make -s -C tools/unit check; }
+step_plan()      { make -s -C tools/plan check; }
 step_checkpatch() { tools/check/checkpatch.sh; }
 step_sparse()    { tools/check/sparse.sh 6.1 6.12; }
 step_newest()    { tools/check/build-newest.sh; }
@@ -70,7 +72,7 @@ run_step()
 	echo "# ---- $name: exit $rc, $p passed, $f failed ----"
 }
 
-[ $# -gt 0 ] || set -- unit checkpatch sparse newest plugin deb budget sim vm selftests tdc fuzz
+[ $# -gt 0 ] || set -- unit plan checkpatch sparse newest plugin deb budget sim vm selftests tdc fuzz
 start=$SECONDS
 for s in "$@"; do
 	declare -F "step_$s" >/dev/null || die "unknown step $s"

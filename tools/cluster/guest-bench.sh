@@ -40,6 +40,8 @@ module=
 : "${COMPUTE_US:=20000}"
 : "${JITTER_US:=1000}"
 : "${SAMPLE_US:=2000}"	# sampling costs the emulated CPU too
+: "${STAGE1_PCT:=0}"	# OSP two stages of ps jobs: share before the barrier
+: "${STAGE1_PRIO:=4}"	# and its SO_PRIORITY (trainer -F, -Q)
 
 usage()
 {
@@ -100,16 +102,18 @@ CC=dctcp
 run_job()
 {
 	local name=$1 pat=$2 hosts=($3) size=$4 n=$5 comp=$6 port=$7 dir=$8
-	local addrs="" r bar=/dev/shm/barrier.$name
+	local addrs="" r bar=/dev/shm/barrier.$name stages=()
 
 	for r in "${hosts[@]}"; do
 		addrs+=${addrs:+,}$(host_ip "$r")
 	done
+	[ "$pat" != ps ] || [ "$STAGE1_PCT" -eq 0 ] ||
+		stages=(-F "$STAGE1_PCT" -Q "$STAGE1_PRIO")
 	"$TRAINER" --mkbarrier "$bar" "${#hosts[@]}"
 	for r in "${!hosts[@]}"; do
 		"$TRAINER" -N "/run/netns/h${hosts[$r]}" -C "$CC" -j "$name" \
 			-r "$r" -a "$addrs" -B "$bar" -p "$pat" -s "$size" -i "$n" \
-			-c "$comp" -J "$JITTER_US" -P "$port" -S 42 \
+			-c "$comp" -J "$JITTER_US" -P "$port" -S 42 "${stages[@]}" \
 			-o "$dir/$name.$r.jsonl" 2>>"$dir/trainer.err" &
 		JOB_PIDS+=($!)
 	done

@@ -14,6 +14,14 @@
  *   ring      ring all-reduce: 2(n-1) steps of S/n bytes to the next rank
  *   alltoall  every rank sends S/n bytes to every other rank
  *
+ * With -F PCT (ps only) each iteration follows OSP's two stages: PCT percent
+ * of the message is exchanged after the compute on connections of their
+ * own with SO_PRIORITY -Q (the part the next iteration needs first), and
+ * the rest, stage 2, is exchanged by a second thread on the usual
+ * connections while the next iteration computes; it must be in before
+ * that iteration's barrier, and the last one before the job ends.  Flow
+ * records of stage 2 have steps 2 and 3.
+ *
  * Every message starts with the sender's CLOCK_MONOTONIC start time, so the
  * receiver records the flow completion time from first write to last byte.
  * Records are JSON lines written at exit, to keep file I/O out of the run.
@@ -66,6 +74,8 @@ struct opts {
 	uint64_t	seed;
 	const char	*cc;
 	const char	*netns;
+	int		stage1_pct;	/* 0: one stage */
+	int		stage1_prio;	/* SO_PRIORITY of stage 1 */
 };
 
 /* One message in one direction on one connection within a phase. */
@@ -88,6 +98,8 @@ struct rec {
 
 static struct opts o;
 static struct rec rec;
+static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Payload bytes are never looked at: both stages share one buffer. */
 static uint8_t iobuf[IO_CHUNK];
 static pthread_barrier_t *barrier;
 
@@ -116,6 +128,7 @@ static void rec_printf(const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	pthread_mutex_lock(&rec_lock);
 	for (;;) {
 		va_start(ap, fmt);
 		n = vsnprintf(rec.buf + rec.len, rec.cap - rec.len, fmt, ap);
@@ -128,6 +141,7 @@ static void rec_printf(const char *fmt, ...)
 			die("out of memory");
 	}
 	rec.len += n;
+	pthread_mutex_unlock(&rec_lock);
 }
 
 /* splitmix64, as in the qdisc: the same seed gives the same schedule. */
@@ -199,11 +213,11 @@ static void wait_barrier(void)
 		die("barrier failed: %d", rc);
 }
 
-static void sockaddr_of(int rank, struct sockaddr_in *sa)
+static void sockaddr_of(int rank, int port, struct sockaddr_in *sa)
 {
 	memset(sa, 0, sizeof(*sa));
 	sa->sin_family = AF_INET;
-	sa->sin_port = htons(o.port);
+	sa->sin_port = htons(port);
 	if (inet_pton(AF_INET, o.addrs[rank], &sa->sin_addr) != 1)
 		die("bad address %s", o.addrs[rank]);
 }
@@ -247,7 +261,15 @@ static void read_all(int fd, void *p, size_t n)
 	}
 }
 
-static int listen_on_own(void)
+/* Stage-1 sockets carry their priority both ways, as OSP's would. */
+static void set_prio(int fd)
+{
+	if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &o.stage1_prio,
+		       sizeof(o.stage1_prio)))
+		die("SO_PRIORITY %d: %s", o.stage1_prio, strerror(errno));
+}
+
+static int listen_on_own(int port)
 {
 	struct sockaddr_in sa;
 	int one = 1, fd;
@@ -262,21 +284,21 @@ static int listen_on_own(void)
 	 * so the listener must get the CC before the first SYN arrives.
 	 */
 	tune(fd);
-	sockaddr_of(o.rank, &sa);
+	sockaddr_of(o.rank, port, &sa);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, MAX_RANKS))
-		die("bind/listen %s:%d: %s", o.addrs[o.rank], o.port,
+		die("bind/listen %s:%d: %s", o.addrs[o.rank], port,
 		    strerror(errno));
 	return fd;
 }
 
 /* Connect to @peer, retrying while its listener is not up yet. */
-static int connect_to(int peer)
+static int connect_to(int peer, int port)
 {
 	struct sockaddr_in sa;
 	uint32_t me = htonl(o.rank);
 	int tries, fd;
 
-	sockaddr_of(peer, &sa);
+	sockaddr_of(peer, port, &sa);
 	for (tries = 0; tries < 3000; tries++) {
 		fd = socket(AF_INET, SOCK_STREAM, 0);
 		if (fd < 0)
@@ -439,41 +461,56 @@ static void run_phase(struct xfer *xs, int n, int iter, int step)
 }
 
 static int to_fd[MAX_RANKS], from_fd[MAX_RANKS];
+static int s1_fd[MAX_RANKS];	/* stage 1, both ways, ps only */
 
 static void setup(void)
 {
-	int lfd = -1, r, next, prev, i;
+	int lfd = -1, lfd1 = -1, r, next, prev, i;
 
 	for (i = 0; i < MAX_RANKS; i++)
-		to_fd[i] = from_fd[i] = -1;
+		to_fd[i] = from_fd[i] = s1_fd[i] = -1;
 
 	switch (o.pattern) {
 	case PAT_PS:
 		if (o.rank == 0) {
-			lfd = listen_on_own();
+			lfd = listen_on_own(o.port);
+			if (o.stage1_pct)
+				lfd1 = listen_on_own(o.port + 1);
 			wait_barrier();
 			accept_from(lfd, o.nranks - 1, from_fd);
 			memcpy(to_fd, from_fd, sizeof(to_fd));
+			if (o.stage1_pct) {
+				accept_from(lfd1, o.nranks - 1, s1_fd);
+				close(lfd1);
+			}
 		} else {
 			wait_barrier();
-			to_fd[0] = from_fd[0] = connect_to(0);
+			to_fd[0] = from_fd[0] = connect_to(0, o.port);
+			if (o.stage1_pct)
+				s1_fd[0] = connect_to(0, o.port + 1);
+		}
+		for (r = 0; r < o.nranks; r++) {
+			if (s1_fd[r] < 0)
+				continue;
+			set_prio(s1_fd[r]);
+			set_nonblock(s1_fd[r]);
 		}
 		break;
 	case PAT_RING:
 		next = (o.rank + 1) % o.nranks;
 		prev = (o.rank + o.nranks - 1) % o.nranks;
-		lfd = listen_on_own();
+		lfd = listen_on_own(o.port);
 		wait_barrier();
-		to_fd[next] = connect_to(next);
+		to_fd[next] = connect_to(next, o.port);
 		accept_from(lfd, 1, from_fd);
 		if (from_fd[prev] < 0)
 			die("ring: expected rank %d", prev);
 		break;
 	case PAT_ALLTOALL:
-		lfd = listen_on_own();
+		lfd = listen_on_own(o.port);
 		wait_barrier();
 		for (r = 0; r < o.rank; r++)
-			to_fd[r] = from_fd[r] = connect_to(r);
+			to_fd[r] = from_fd[r] = connect_to(r, o.port);
 		accept_from(lfd, o.nranks - 1 - o.rank, from_fd);
 		for (r = o.rank + 1; r < o.nranks; r++)
 			to_fd[r] = from_fd[r];
@@ -488,26 +525,97 @@ static void setup(void)
 	}
 }
 
-static void comm_ps(int iter)
+/* Push @bytes to rank 0 over @fds and get as many back; steps @step, +1. */
+static void ps_exchange(struct xfer *xs, const int *fds, uint64_t bytes,
+			int iter, int step)
 {
-	static struct xfer xs[MAX_RANKS];
 	uint64_t t = now_ns();
 	int r, n = 0;
 
 	if (o.rank == 0) {
 		for (r = 1; r < o.nranks; r++)
-			xfer_init(&xs[n++], from_fd[r], r, 0, o.bytes, 0);
-		run_phase(xs, n, iter, 0);
+			xfer_init(&xs[n++], fds[r], r, 0, bytes, 0);
+		run_phase(xs, n, iter, step);
 		t = now_ns();
 		for (n = 0, r = 1; r < o.nranks; r++)
-			xfer_init(&xs[n++], to_fd[r], r, o.bytes, 0, t);
-		run_phase(xs, n, iter, 1);
+			xfer_init(&xs[n++], fds[r], r, bytes, 0, t);
+		run_phase(xs, n, iter, step + 1);
 	} else {
-		xfer_init(&xs[0], to_fd[0], 0, o.bytes, 0, t);
-		run_phase(xs, 1, iter, 0);
-		xfer_init(&xs[0], from_fd[0], 0, 0, o.bytes, 0);
-		run_phase(xs, 1, iter, 1);
+		xfer_init(&xs[0], fds[0], 0, bytes, 0, t);
+		run_phase(xs, 1, iter, step);
+		xfer_init(&xs[0], fds[0], 0, 0, bytes, 0);
+		run_phase(xs, 1, iter, step + 1);
 	}
+}
+
+static uint64_t stage1_bytes(void)
+{
+	uint64_t b = o.bytes * o.stage1_pct / 100;
+
+	return b ? b : 1;
+}
+
+static void comm_ps(int iter)
+{
+	static struct xfer xs[MAX_RANKS];
+
+	if (o.stage1_pct)
+		ps_exchange(xs, s1_fd, stage1_bytes(), iter, 0);
+	else
+		ps_exchange(xs, from_fd, o.bytes, iter, 0);
+}
+
+/*
+ * Stage 2 runs in a thread of its own: it overlaps the next iteration's
+ * compute and stage 1 the way OSP's background synchronization does.
+ * stage2_iter is the iteration it works on, or -1 when idle.
+ */
+static pthread_mutex_t s2_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t s2_cond = PTHREAD_COND_INITIALIZER;
+static int s2_iter = -1;
+static bool s2_busy;
+
+static void *stage2_thread(void *arg)
+{
+	static struct xfer xs[MAX_RANKS];
+
+	(void)arg;
+	for (;;) {
+		int it;
+
+		pthread_mutex_lock(&s2_lock);
+		while (!s2_busy)
+			pthread_cond_wait(&s2_cond, &s2_lock);
+		it = s2_iter;
+		pthread_mutex_unlock(&s2_lock);
+		if (it < 0)
+			return NULL;
+		ps_exchange(xs, from_fd, o.bytes - stage1_bytes(), it, 2);
+		pthread_mutex_lock(&s2_lock);
+		s2_busy = false;
+		pthread_cond_broadcast(&s2_cond);
+		pthread_mutex_unlock(&s2_lock);
+	}
+}
+
+/* Wait until the stage 2 under way, if any, is complete. */
+static void stage2_wait(void)
+{
+	pthread_mutex_lock(&s2_lock);
+	while (s2_busy)
+		pthread_cond_wait(&s2_cond, &s2_lock);
+	pthread_mutex_unlock(&s2_lock);
+}
+
+/* Start @iter's stage 2 in the thread; -1 makes it exit. */
+static void stage2_start(int iter)
+{
+	stage2_wait();
+	pthread_mutex_lock(&s2_lock);
+	s2_iter = iter;
+	s2_busy = true;
+	pthread_cond_broadcast(&s2_cond);
+	pthread_mutex_unlock(&s2_lock);
 }
 
 static void comm_ring(int iter)
@@ -558,7 +666,8 @@ static void usage(void)
 		"usage: trainer --mkbarrier FILE N\n"
 		"       trainer -r RANK -a ADDR,ADDR,... -B BARRIER [-j JOB] [-p ps|ring|alltoall]\n"
 		"               [-s BYTES] [-i ITERS] [-c COMPUTE_US] [-J JITTER_US] [-P PORT]\n"
-		"               [-S SEED] [-C CC] [-N NETNS_FILE] [-o OUT]\n");
+		"               [-S SEED] [-C CC] [-N NETNS_FILE] [-o OUT]\n"
+		"               [-F STAGE1_PERCENT -Q STAGE1_PRIO]   (ps only)\n");
 	exit(2);
 }
 
@@ -576,7 +685,7 @@ static void parse(int argc, char **argv)
 	o.port = 5000;
 	o.seed = 1;
 
-	while ((c = getopt(argc, argv, "j:r:a:p:s:i:c:J:B:P:o:S:C:N:")) != -1) {
+	while ((c = getopt(argc, argv, "j:r:a:p:s:i:c:J:B:P:o:S:C:N:F:Q:")) != -1) {
 		switch (c) {
 		case 'j': o.job = optarg; break;
 		case 'r': o.rank = atoi(optarg); break;
@@ -608,17 +717,23 @@ static void parse(int argc, char **argv)
 		case 'S': o.seed = strtoull(optarg, NULL, 0); break;
 		case 'C': o.cc = optarg; break;
 		case 'N': o.netns = optarg; break;
+		case 'F': o.stage1_pct = atoi(optarg); break;
+		case 'Q': o.stage1_prio = atoi(optarg); break;
 		default: usage();
 		}
 	}
 	if (o.rank < 0 || o.rank >= o.nranks || o.nranks < 2 || !o.barrier ||
-	    o.iters < 1 || o.jitter_us > o.compute_us)
+	    o.iters < 1 || o.jitter_us > o.compute_us ||
+	    o.stage1_pct < 0 || o.stage1_pct > 99 ||
+	    (o.stage1_pct && o.pattern != PAT_PS) ||
+	    o.stage1_prio < 0 || o.stage1_prio > 63)
 		usage();
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t t0, it_start, comm_start, comm_end, it_end;
+	pthread_t s2;
 	FILE *f = stdout;
 	int it;
 
@@ -630,6 +745,8 @@ int main(int argc, char **argv)
 	enter_netns();
 	open_barrier();
 	setup();
+	if (o.stage1_pct && pthread_create(&s2, NULL, stage2_thread, NULL))
+		die("cannot start the stage-2 thread");
 
 	/* Everyone connected: from here on the ranks move in lock step. */
 	wait_barrier();
@@ -642,15 +759,28 @@ int main(int argc, char **argv)
 		case PAT_RING: comm_ring(it); break;
 		case PAT_ALLTOALL: comm_alltoall(it); break;
 		}
+		/* The last iteration's stage 2 must be in by this barrier. */
+		if (o.stage1_pct)
+			stage2_wait();
 		comm_end = now_ns();
 		wait_barrier();
 		it_end = now_ns();
+		if (o.stage1_pct)
+			stage2_start(it);
 		rec_printf("{\"t\":\"iter\",\"job\":\"%s\",\"rank\":%d,\"iter\":%d,"
 			   "\"start_ns\":%" PRIu64 ",\"iter_us\":%.1f,"
 			   "\"comm_us\":%.1f}\n", o.job, o.rank, it, it_start,
 			   (it_end - it_start) / 1e3,
 			   (comm_end - comm_start) / 1e3);
 		it_start = it_end;
+	}
+	if (o.stage1_pct) {
+		/* The job ends when the last stage 2 is in everywhere. */
+		stage2_wait();
+		wait_barrier();
+		it_start = now_ns();
+		stage2_start(-1);
+		pthread_join(s2, NULL);
 	}
 	rec_printf("{\"t\":\"job\",\"job\":\"%s\",\"rank\":%d,\"start_ns\":%" PRIu64
 		   ",\"jct_us\":%.1f}\n", o.job, o.rank, t0,

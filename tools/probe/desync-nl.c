@@ -18,6 +18,8 @@
  * NAME is an option of pkt_sched_desync.h in lower case (limit, group_by,
  * groups, idle, offset_max, slots, slot, seed, hold_limit, ce_threshold,
  * bypass_prio, spread); values are sent raw (times in us, bypass_prio as bitmap).
+ * slot_map=K:S[,K:S...] sends the array of pairs unchecked (repeated keys,
+ * any count), slot_map= an empty one.
  * "flat" sends TCA_OPTIONS without NLA_F_NESTED, as old iproute2 does.
  */
 #define _GNU_SOURCE
@@ -98,6 +100,34 @@ static int parse_handle(const char *s, uint32_t *h)
 	return 0;
 }
 
+/* "K:S,K:S..." as struct tc_desync_slot_entry[], unchecked */
+static void add_slot_map(struct nlmsghdr *n, const char *text)
+{
+	static struct tc_desync_slot_entry e[512];
+	unsigned int len = 0;
+	char *end;
+
+	while (*text) {
+		if (len == sizeof(e) / sizeof(e[0])) {
+			fprintf(stderr, "desync-nl: slot_map too long\n");
+			exit(2);
+		}
+		e[len].key = strtoul(text, &end, 0);
+		if (*end != ':')
+			goto bad;
+		e[len].slot = strtoul(end + 1, &end, 0);
+		if (*end && *end != ',')
+			goto bad;
+		len++;
+		text = *end ? end + 1 : end;
+	}
+	addattr(n, TCA_DESYNC_SLOT_MAP, e, len * sizeof(e[0]));
+	return;
+bad:
+	fprintf(stderr, "desync-nl: bad slot_map at '%s'\n", text);
+	exit(2);
+}
+
 static void add_option(struct nlmsghdr *n, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
@@ -109,6 +139,10 @@ static void add_option(struct nlmsghdr *n, const char *arg)
 	if (!eq) {
 		fprintf(stderr, "desync-nl: bad option '%s'\n", arg);
 		exit(2);
+	}
+	if (!strncmp(arg, "slot_map=", 9)) {
+		add_slot_map(n, eq + 1);
+		return;
 	}
 	v = strtoull(eq + 1, &end, 0);
 	if (*end) {

@@ -24,6 +24,7 @@ const uint64_t kOffsetMaxUs = 1000000;
 const uint32_t kSlotsMax = 1024;
 const uint64_t kCeMaxUs = 1000000;
 const unsigned kBypassPrioMax = 63;
+const size_t kSlotMapMax = 64;
 
 bool ParseUnsigned(const std::string &arg, uint64_t max, uint64_t *val)
 {
@@ -59,6 +60,31 @@ bool ParsePrios(const std::string &arg, uint64_t *val)
 		mask |= 1ULL << prio;
 	}
 	*val = mask;
+	return true;
+}
+
+/* "KEY:SLOT[,KEY:SLOT...]" or "none", as tc-plugin's desync_get_slot_map() */
+bool ParseSlotMap(const std::string &arg,
+		  std::vector<std::pair<uint32_t, uint32_t>> *map)
+{
+	std::stringstream ss(arg);
+	std::string item;
+
+	map->clear();
+	if (arg == "none")
+		return true;
+	if (arg.empty() || arg.back() == ',')
+		return false;
+	while (std::getline(ss, item, ',')) {
+		size_t colon = item.find(':');
+		uint64_t key, slot;
+
+		if (colon == std::string::npos || map->size() == kSlotMapMax ||
+		    !ParseUnsigned(item.substr(0, colon), UINT32_MAX, &key) ||
+		    !ParseUnsigned(item.substr(colon + 1), UINT32_MAX, &slot))
+			return false;
+		map->emplace_back(key, slot);
+	}
 	return true;
 }
 
@@ -174,6 +200,8 @@ std::string DesyncParseWords(const std::string &words, DesyncConfig *cfg)
 			cfg->spread = static_cast<uint32_t>(v);
 		} else if (name == "bypass_prio") {
 			ok = ParsePrios(arg, &cfg->bypass_prio);
+		} else if (name == "slot_map") {
+			ok = ParseSlotMap(arg, &cfg->slot_map);
 		} else {
 			return "desync: unknown option \"" + name + "\"";
 		}
@@ -187,5 +215,15 @@ std::string DesyncParseWords(const std::string &words, DesyncConfig *cfg)
 		return "desync: slot must be below slots, random or rank";
 	if (cfg->hold_limit > cfg->limit)
 		return "desync: hold_limit must not exceed limit";
+	/* desync_check_slot_map() of the module */
+	for (size_t i = 0; i < cfg->slot_map.size(); i++) {
+		if (cfg->group_by != 2 && cfg->group_by != 3)
+			return "desync: slot_map needs group_by mark or prio";
+		if (cfg->slot_map[i].second >= cfg->slots)
+			return "desync: slot_map slots must be below slots";
+		for (size_t j = 0; j < i; j++)
+			if (cfg->slot_map[i].first == cfg->slot_map[j].first)
+				return "desync: slot_map gives a key twice";
+	}
 	return "";
 }

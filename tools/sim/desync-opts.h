@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 struct DesyncConfig {
 	uint32_t limit = 10000;
@@ -25,6 +27,8 @@ struct DesyncConfig {
 	uint32_t ce_threshold_us = 1000;
 	uint32_t spread = 0;		/* percent of the last burst */
 	uint64_t bypass_prio = 0;
+	/* slot_map: {mark or priority, slot}; the model has no marks */
+	std::vector<std::pair<uint32_t, uint32_t>> slot_map;
 	bool seed_given = false;
 	uint64_t seed = 0;
 };

@@ -49,6 +49,8 @@ struct Conn {
 	uint64_t rcvd = 0;
 	uint64_t srttNs = 0;
 	bool connected = false;
+	bool late = false;	/* OSP stage 2: sent after the barrier */
+	uint32_t prio = 0;	/* SO_PRIORITY */
 	std::function<void()> onUp;	/* when the handshake completes */
 	struct Msg {
 		uint64_t end;	/* value of rcvd that completes it */
@@ -65,6 +67,7 @@ struct Job {
 	Time iterStart;
 	Time end;
 	bool done = false;
+	bool flushing = false;	/* the last stage 2 after the last barrier */
 	std::vector<double> iterUs;
 };
 
@@ -86,8 +89,11 @@ class Cluster
 	void BuildLinks();
 	void Connect();
 	void OpenSocket(uint32_t c, std::function<void()> up);
+	void StartConnect(uint32_t c);
 	void StartIteration(uint32_t j);
 	void WorkerReady(uint32_t j, uint32_t w);
+	uint32_t SendStage(uint32_t j, uint32_t w, bool late);
+	void SplitStages();
 	void SendMsg(uint32_t c);
 	void Pump(uint32_t c);
 	void OnAccept(Ptr<Socket> s, const Address &from);
@@ -183,11 +189,17 @@ Ptr<QueueDisc> Cluster::InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host)
 	Ptr<QueueDisc> qd = tch.Install(dev).Get(0);
 	if (q == "desync") {
 		Ptr<DesyncQueueDisc> d = DynamicCast<DesyncQueueDisc>(qd);
+		DesyncConfig cfg = m_o.desync;
 		/* Every host draws on its own, as get_random_u64() gives it. */
 		uint64_t seed = m_o.desync.seed_given ? m_o.desync.seed + host :
 			(static_cast<uint64_t>(m_o.seed) << 32) ^ (host * 0x9e3779b97f4a7c15ULL);
 
-		d->Configure(m_o.desync, seed, m_rank[host], 1514,
+		/* A planned slot, as desync-plan prints one per host. */
+		if (host < m_o.hostSlots.size()) {
+			cfg.slot = m_o.hostSlots[host];
+			cfg.slot_rank = false;
+		}
+		d->Configure(cfg, seed, m_rank[host], 1514,
 			     [this, host](const Ipv4Header &, const TcpHeader &th) {
 				     return SenderIdle(host, th);
 			     });
@@ -359,11 +371,36 @@ void Cluster::Build()
 			}
 		}
 	}
+	SplitStages();
 	for (Job &j : m_jobs)
 		j.connsOf.assign(m_nHosts, {});
 	for (uint32_t c = 0; c < m_conns.size(); c++)
 		m_jobs[m_conns[c].job].connsOf[m_conns[c].src].push_back(c);
 	Connect();
+}
+
+/*
+ * OSP's two stages: each message becomes a stage-1 part on a socket of
+ * its own with stage1Prio (SO_PRIORITY is per socket) and the rest,
+ * stage 2, on the original one.
+ */
+void Cluster::SplitStages()
+{
+	size_t n = m_conns.size();
+
+	if (m_o.stage1 <= 0)
+		return;
+	for (size_t c = 0; c < n; c++) {
+		uint64_t all = m_conns[c].msgBytes;
+		uint64_t s1 = std::max<uint64_t>(1, std::llround(all * m_o.stage1));
+
+		if (s1 >= all)
+			continue;	/* too small to split: all of it is stage 1 */
+		m_conns[c].msgBytes = all - s1;
+		m_conns[c].late = true;
+		AddConn(m_conns[c].src, m_conns[c].dst, m_conns[c].job, s1);
+		m_conns.back().prio = m_o.stage1Prio;
+	}
 }
 
 void Cluster::Connect()
@@ -391,9 +428,7 @@ void Cluster::Connect()
 			m_connected++;
 		});
 		/* Spread the handshakes: connection setup is not what is measured. */
-		Simulator::Schedule(MicroSeconds(2 * c), [this, c]() {
-			m_conns[c].tx->Connect(InetSocketAddress(m_addr[m_conns[c].dst], kPort));
-		});
+		Simulator::Schedule(MicroSeconds(2 * c), [this, c]() { StartConnect(c); });
 	}
 }
 
@@ -477,10 +512,18 @@ void Cluster::MessageDone(Conn &c, const Conn::Msg &m)
 	m_bytesDone += c.msgBytes;
 	if (--j.remaining)
 		return;
-	j.iterUs.push_back((Simulator::Now() - j.iterStart).GetNanoSeconds() / 1e3);
-	if (++j.iter < m_o.iters) {
-		StartIteration(c.job);
-		return;
+	if (!j.flushing) {
+		j.iterUs.push_back((Simulator::Now() - j.iterStart).GetNanoSeconds() / 1e3);
+		if (++j.iter < m_o.iters) {
+			StartIteration(c.job);
+			return;
+		}
+		/* The job ends when the last iteration's stage 2 is in too. */
+		j.flushing = true;
+		for (uint32_t w : j.workers)
+			j.remaining += SendStage(c.job, w, true);
+		if (j.remaining)
+			return;
 	}
 	j.done = true;
 	j.end = Simulator::Now();
@@ -497,7 +540,14 @@ void Cluster::StartIteration(uint32_t ji)
 	for (uint32_t w : j.workers) {
 		Time d = NanoSeconds(m_o.computeNs);
 
-		j.remaining += j.connsOf[w].size();
+		/*
+		 * Stage 2 of the last iteration overlaps this compute and must
+		 * be in by this iteration's barrier; stage 1 follows the compute.
+		 */
+		if (j.iter)
+			j.remaining += SendStage(ji, w, true);
+		for (uint32_t c : j.connsOf[w])
+			j.remaining += !m_conns[c].late;
 		if (m_o.jitterNs)
 			d += NanoSeconds(m_rng->GetInteger(0, m_o.jitterNs));
 		Simulator::Schedule(d, &Cluster::WorkerReady, this, ji, w);
@@ -506,9 +556,20 @@ void Cluster::StartIteration(uint32_t ji)
 
 void Cluster::WorkerReady(uint32_t ji, uint32_t w)
 {
+	SendStage(ji, w, false);
+}
+
+/* Send worker @w's messages of stage 2 (@late) or of stage 1; how many. */
+uint32_t Cluster::SendStage(uint32_t ji, uint32_t w, bool late)
+{
+	uint32_t sent = 0;
+
 	for (uint32_t c : m_jobs[ji].connsOf[w]) {
 		Conn &cn = m_conns[c];
 
+		if (cn.late != late)
+			continue;
+		sent++;
 		/* The message counts from the moment the worker could send it. */
 		cn.pending.push_back({ cn.queued + cn.msgBytes, Simulator::Now() });
 		cn.queued += cn.msgBytes;
@@ -521,6 +582,7 @@ void Cluster::WorkerReady(uint32_t ji, uint32_t w)
 			SendMsg(c);
 		}
 	}
+	return sent;
 }
 
 /*
@@ -537,7 +599,17 @@ void Cluster::SendMsg(uint32_t c)
 		return;
 	}
 	OpenSocket(c, [this, c]() { Pump(c); });
-	m_conns[c].tx->Connect(InetSocketAddress(m_addr[m_conns[c].dst], kPort));
+	StartConnect(c);
+}
+
+/* ns-3's Connect sets the socket priority again (from the IP TOS). */
+void Cluster::StartConnect(uint32_t c)
+{
+	Conn &cn = m_conns[c];
+
+	cn.tx->Connect(InetSocketAddress(m_addr[cn.dst], kPort));
+	if (cn.prio)
+		cn.tx->SetPriority(static_cast<uint8_t>(cn.prio));
 }
 
 void Cluster::Pump(uint32_t c)
@@ -622,7 +694,9 @@ void Cluster::Report(double wallS)
 	js << "\"scenario\": \"" << m_o.scenario << "\", \"host_qdisc\": \"" << m_o.hostQdisc
 	   << "\", \"desync\": \"" << m_o.desyncWords << "\", \"cc\": \"" << m_o.cc
 	   << "\", \"hosts\": " << m_o.hosts << ", \"jobs\": " << m_jobs.size()
-	   << ", \"msg\": " << m_o.msg << ", \"seed\": " << m_o.seed;
+	   << ", \"msg\": " << m_o.msg << ", \"seed\": " << m_o.seed
+	   << ", \"stage1\": " << std::setprecision(3) << m_o.stage1
+	   << std::setprecision(1) << ", \"stage1_prio\": " << m_o.stage1Prio;
 	js << ", \"valid\": " << (valid ? "true" : "false");
 	for (const Job &j : m_jobs) {
 		iters.insert(iters.end(), j.iterUs.begin(), j.iterUs.end());

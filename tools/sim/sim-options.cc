@@ -89,6 +89,37 @@ bool ParseU32(const std::string &s, uint32_t min, uint32_t max, uint32_t *out)
 	return true;
 }
 
+/* "0.25": a fraction in [0, 1) */
+bool ParseFraction(const std::string &s, double *v)
+{
+	char *end;
+
+	if (s.empty() || !(isdigit(static_cast<unsigned char>(s[0])) || s[0] == '.'))
+		return false;
+	*v = strtod(s.c_str(), &end);
+	return !*end && *v >= 0 && *v < 1;
+}
+
+/* "3,0,1": one slot per host index */
+bool ParseSlots(const std::string &s, std::vector<uint32_t> *slots)
+{
+	size_t pos = 0;
+
+	slots->clear();
+	while (pos <= s.size()) {
+		size_t comma = s.find(',', pos);
+		uint32_t v;
+
+		if (comma == std::string::npos)
+			comma = s.size();
+		if (!ParseU32(s.substr(pos, comma - pos), 0, 1023, &v))
+			return false;
+		slots->push_back(v);
+		pos = comma + 1;
+	}
+	return true;
+}
+
 bool OneOf(const std::string &s, std::initializer_list<const char *> names)
 {
 	for (const char *n : names)
@@ -157,6 +188,14 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 		  } },
 		{ "desync", "\"OPTIONS\" as for tc qdisc add ... desync",
 		  [o](const std::string &v) { o->desyncWords = v; return true; } },
+		{ "stage1", "share of each message sent with stage1Prio before the barrier "
+			    "(OSP), the rest overlapping the next compute; 0 = one stage",
+		  [o](const std::string &v) { return ParseFraction(v, &o->stage1); } },
+		{ "stage1Prio", "SO_PRIORITY of the stage-1 traffic, 0..63",
+		  [o](const std::string &v) { return ParseU32(v, 0, 63, &o->stage1Prio); } },
+		{ "hostSlots", "desync slot of each host in index order, e.g. 0,2,1 "
+			       "(from desync-plan); later hosts keep --desync's",
+		  [o](const std::string &v) { return ParseSlots(v, &o->hostSlots); } },
 		{ "timeLimit", "simulated time after which the run is invalid",
 		  [o](const std::string &v) { return DesyncParseTimeNs(v, &o->timeLimitNs) && o->timeLimitNs; } },
 		{ "json", "write the results object to FILE",
@@ -201,6 +240,12 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 	if (o->ecnK > o->buffer) {
 		std::cerr << "desync-sim: --ecnK must not exceed --buffer\n";
 		return 2;
+	}
+	for (uint32_t s : o->hostSlots) {
+		if (s >= o->desync.slots) {
+			std::cerr << "desync-sim: --hostSlots must be below the slots of --desync\n";
+			return 2;
+		}
 	}
 	if (o->scenario == "twojob" && o->hosts < o->jobs) {
 		std::cerr << "desync-sim: --hosts must be at least --jobs\n";

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "desync-opts.h"
 
@@ -36,6 +37,10 @@ struct SimOptions {
 	std::string hostQdisc = "fq_codel";
 	std::string desyncWords;
 	DesyncConfig desync;
+	/* OSP: share of each message sent before the barrier, 0 = one stage */
+	double stage1 = 0;
+	uint32_t stage1Prio = 0;	/* SO_PRIORITY of the stage-1 sockets */
+	std::vector<uint32_t> hostSlots;	/* a planned slot per host index */
 	uint64_t timeLimitNs = 30000000000ULL;
 	std::string json;
 };

@@ -74,6 +74,50 @@ else
 	not_ok "desync with a fixed window over the drain time drops less than pfifo"
 fi
 
+# Mean hold per burst in us of the one-object JSON file $1.
+mean_hold()
+{
+	/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
+print(int(j["hold_time_us"] / max(j["bursts"], 1)) if j["valid"] else -1)' "$1"
+}
+
+# OSP's two stages, the stage-1 priority bypassed, and slots chosen per
+# priority (slot_map) or per host (--hostSlots): every burst in slot 3 of
+# a 4ms window holds 3-4ms, in slot 0 under 1ms.
+SMALL=(--scenario=incast --hosts=8 --msg=64KiB --iters=3 --seed=2
+	--hostQdisc=desync --stage1=0.5 --stage1Prio=4)
+SLOTS="group_by prio offset_max 4ms spread 0 slots 4"
+"$SIM" "${SMALL[@]}" --desync="$SLOTS slot 0" --json="$OUT/slot0.json" >/dev/null
+# Beyond the ACKs both runs bypass: every stage-1 data packet, 8 hosts x
+# 3 iterations x 32 KiB of 1448-byte segments.
+if "$SIM" "${SMALL[@]}" --desync="$SLOTS slot 0 bypass_prio 4" \
+	--json="$OUT/osp.json" >/dev/null &&
+   [ "$(field "$OUT/osp.json" valid)" = True ] &&
+   [ "$(field "$OUT/slot0.json" valid)" = True ] &&
+   [ $(($(field "$OUT/osp.json" bypass) - $(field "$OUT/slot0.json" bypass))) \
+	-ge $((8 * 3 * (32 * 1024 / 1448))) ]; then
+	ok "two stages deliver every byte, stage 1 bypassing"
+else
+	not_ok "two stages deliver every byte, stage 1 bypassing"
+fi
+"$SIM" "${SMALL[@]}" --desync="$SLOTS slot 0 slot_map 0:3,4:3" \
+	--json="$OUT/map.json" >/dev/null
+# Only priority 4 (stage 1) mapped: half the bursts in slot 3, half in 0.
+"$SIM" "${SMALL[@]}" --desync="$SLOTS slot 0 slot_map 4:3" \
+	--json="$OUT/map4.json" >/dev/null
+"$SIM" "${SMALL[@]}" --desync="$SLOTS slot 0" --hostSlots=3,3,3,3,3,3,3,3 \
+	--json="$OUT/hostslots.json" >/dev/null
+h0=$(mean_hold "$OUT/slot0.json")
+hm=$(mean_hold "$OUT/map.json")
+hh=$(mean_hold "$OUT/hostslots.json")
+h4=$(mean_hold "$OUT/map4.json")
+if [ "$h0" -ge 0 ] && [ "$h0" -lt 1000 ] && [ "$hm" -ge 3000 ] && [ "$hm" -le 4000 ] &&
+   [ "$hh" -ge 3000 ] && [ "$hh" -le 4000 ] && [ "$h4" -gt 1000 ] && [ "$h4" -lt 3000 ]; then
+	ok "slot_map and --hostSlots move the holds into their slot"
+else
+	not_ok "slot_map and --hostSlots move the holds into their slot (mean hold us: slot 0 $h0, map $hm, map of stage 1 $h4, hostSlots $hh)"
+fi
+
 # A new connection per message: every byte still arrives, and the
 # handshakes, which carry no payload, are never held.
 if "$SIM" "${INCAST[@]}" --conn=message --hostQdisc=desync \
@@ -117,6 +161,10 @@ bad_opt --scenario=mesh
 bad_opt --hostRate=fast
 bad_opt --desync="offset_max"
 bad_opt --desync="groups 3"
+bad_opt --desync="slots 4 slot_map 1:0"
+bad_opt --desync="group_by mark slots 4 slot_map 1:4"
+bad_opt --stage1=1
+bad_opt --hostSlots=0,x
 bad_opt --conn=pooled
 
 echo "$pass passed, $fail failed"
