@@ -200,12 +200,13 @@ static inline void desync_seed(struct desync_sched *s, u64 seed)
  * slots it is uniform in [0, window].  With N slots the window [0,
  * window) is cut into N equal slots; the host takes its fixed slot or a
  * random one, plus a uniform jitter inside it, so a cluster can be spread
- * by rank.
+ * by rank.  @slot is the group's slot: p.slot, or one a slot map gives it.
  */
-static inline u64 desync_draw_offset_in(struct desync_sched *s, u32 window)
+static inline u64 desync_draw_offset_in(struct desync_sched *s, u32 window,
+					u32 slot)
 {
 	const struct desync_params *p = &s->p;
-	u32 width, slot;
+	u32 width;
 
 	if (!window)
 		return 0;
@@ -213,7 +214,6 @@ static inline u64 desync_draw_offset_in(struct desync_sched *s, u32 window)
 		return desync_rand_below(&s->rng, (u64)window + 1);
 
 	width = window / p->slots;
-	slot = p->slot;
 	if (slot == DESYNC_SLOT_RANDOM)
 		slot = desync_rand_below(&s->rng, p->slots);
 	return (u64)slot * width + desync_rand_below(&s->rng, width);
@@ -221,7 +221,7 @@ static inline u64 desync_draw_offset_in(struct desync_sched *s, u32 window)
 
 static inline u64 desync_draw_offset(struct desync_sched *s)
 {
-	return desync_draw_offset_in(s, s->p.offset_max_ns);
+	return desync_draw_offset_in(s, s->p.offset_max_ns, s->p.slot);
 }
 
 /* The moment the burst of a group that is not HELD began, hold included. */
@@ -509,10 +509,11 @@ static inline void desync_release(struct desync_sched *s, u32 idx, u64 at)
 	desync_activate(s, idx, at);
 }
 
-static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now)
+static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
+				      u32 slot)
 {
 	struct desync_group *g = &s->groups[idx];
-	u64 offset = desync_draw_offset_in(s, desync_window(s, g));
+	u64 offset = desync_draw_offset_in(s, desync_window(s, g), slot);
 
 	s->st.bursts++;
 	if (!offset) {
@@ -538,9 +539,13 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now)
  * (a loaded queue, a slow or long path) that silence is the ACK clock,
  * and holding it again would delay the body of the transfer, not its
  * start.
+ *
+ * A burst that starts takes its offset inside @slot (p.slot, a slot a
+ * map gives the group, or DESYNC_SLOT_RANDOM).
  */
-static inline void desync_enqueue_sender(struct desync_sched *s, u32 idx,
-					 u64 now, u64 sender_idle_ns, u32 segs)
+static inline void desync_enqueue_slot(struct desync_sched *s, u32 idx,
+				       u64 now, u64 sender_idle_ns, u32 segs,
+				       u32 slot)
 {
 	struct desync_group *g = &s->groups[idx];
 
@@ -550,7 +555,7 @@ static inline void desync_enqueue_sender(struct desync_sched *s, u32 idx,
 		if (sender_idle_ns > idle)
 			idle = sender_idle_ns;
 		if (!g->seen || (s64)(now - g->last_active_ns) >= (s64)idle)
-			desync_start_burst(s, idx, now);
+			desync_start_burst(s, idx, now, slot);
 		else	/* the same burst goes on: it began at release_ns */
 			desync_activate(s, idx, g->release_ns);
 	}
@@ -566,6 +571,12 @@ static inline void desync_enqueue_sender(struct desync_sched *s, u32 idx,
 			s->st.early_release++;
 		}
 	}
+}
+
+static inline void desync_enqueue_sender(struct desync_sched *s, u32 idx,
+					 u64 now, u64 sender_idle_ns, u32 segs)
+{
+	desync_enqueue_slot(s, idx, now, sender_idle_ns, segs, s->p.slot);
 }
 
 static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)

@@ -306,9 +306,8 @@ static u32 desync_map_slot(const struct desync_sched_data *q,
 }
 
 /*
- * Account @segs of @pk just queued in group @idx.  The core draws a new
- * burst's offset inside p.slot; a mapped group's slot stands in for it
- * during the one call that may start the burst.
+ * Account @segs of @pk just queued in group @idx; a burst that starts
+ * takes the slot the map gives its group.
  */
 static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 				 const struct desync_pkt *pk,
@@ -316,13 +315,13 @@ static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 {
 	struct desync_sched *core = &q->core;
 	bool idle = core->groups[idx].state == DESYNC_IDLE;
+	u32 slot = core->p.slot;
 
 	if (idle && q->slot_map)
-		core->p.slot = desync_map_slot(q, pk);
+		slot = desync_map_slot(q, pk);
 	/* The sender's round trip only matters at a possible start. */
-	desync_enqueue_sender(core, idx, now,
-			      idle ? desync_sender_idle(skb) : 0, segs);
-	core->p.slot = q->cfg.slot;
+	desync_enqueue_slot(core, idx, now,
+			    idle ? desync_sender_idle(skb) : 0, segs, slot);
 }
 
 static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,

@@ -129,7 +129,6 @@ void DesyncQueueDisc::Configure(const DesyncConfig &cfg, uint64_t seed,
 	p->offset_max_ns = cfg.offset_max_us * 1000;
 	p->slots = cfg.slots;
 	p->slot = cfg.slot_rank ? rank % cfg.slots : cfg.slot;
-	m_slot = p->slot;
 	p->hold_limit = cfg.hold_limit;
 	p->ce_threshold_ns = static_cast<uint64_t>(cfg.ce_threshold_us) * 1000;
 	p->quantum = std::min(std::max(quantum, DESYNC_QUANTUM_MIN), DESYNC_QUANTUM_MAX);
@@ -276,15 +275,16 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 		g->head = n;
 	g->tail = n;
 	/* desync_enqueue_group() of the module: a mapped group's own slot. */
+	u32 slot = m_core.p.slot;
+
 	if (g->state == DESYNC_IDLE)
 		for (const auto &e : m_cfg.slot_map)
 			if (e.first == (m_core.p.group_by == DESYNC_GROUP_BY_PRIO ?
 					pk.prio : pk.mark))
-				m_core.p.slot = e.second;
+				slot = e.second;
 	/* The sender's round trip only matters at a possible start. */
-	desync_enqueue_sender(&m_core, idx, now,
-			      g->state == DESYNC_IDLE ? sender_idle : 0, 1);
-	m_core.p.slot = m_slot;
+	desync_enqueue_slot(&m_core, idx, now,
+			    g->state == DESYNC_IDLE ? sender_idle : 0, 1, slot);
 	return true;
 }
 

@@ -65,7 +65,6 @@ class DesyncQueueDisc : public QueueDisc
 	void Wake();
 
 	DesyncConfig m_cfg;
-	u32 m_slot = DESYNC_SLOT_RANDOM;	/* the host's slot, restored after a mapped burst start */
 	struct desync_sched m_core;
 	std::vector<struct desync_group> m_groups;
 	std::vector<u32> m_heap;

@@ -430,6 +430,40 @@ static void test_slots(void)
 	sim_free(&sim);
 }
 
+/* A slot given with a burst start (a slot map's) wins over p.slot, for that start only. */
+static void test_slot_per_start(void)
+{
+	struct sim sim;
+	u32 i, beyond_slot0 = 0;
+
+	sim_init(&sim, 64, 9);
+	sim.s.p.offset_max_ns = 400 * MS;
+	sim.s.p.slots = 4;
+	sim.s.p.slot = 0;
+	for (i = 0; i < 64; i++) {
+		struct desync_group *g = &sim.s.groups[i];
+
+		desync_enqueue_slot(&sim.s, i, 1 * MS, 0, 1, i & 1 ? 3 : DESYNC_SLOT_RANDOM);
+		CHECK(g->state == DESYNC_HELD);
+		if (i & 1)
+			CHECK(g->hold_ns >= 300 * MS && g->hold_ns < 400 * MS);
+		else
+			beyond_slot0 += g->hold_ns >= 100 * MS;
+	}
+	/* DESYNC_SLOT_RANDOM drew over all four slots, not p.slot's. */
+	CHECK(beyond_slot0 > 16);
+	CHECK(sim.s.p.slot == 0);
+	/* The plain entry point keeps using p.slot. */
+	sim_free(&sim);
+	sim_init(&sim, 1, 9);
+	sim.s.p.offset_max_ns = 400 * MS;
+	sim.s.p.slots = 4;
+	sim.s.p.slot = 1;
+	desync_enqueue_sender(&sim.s, 0, 1 * MS, 0, 1);
+	CHECK(sim.s.groups[0].hold_ns >= 100 * MS && sim.s.groups[0].hold_ns < 200 * MS);
+	sim_free(&sim);
+}
+
 static void test_seed_determinism(void)
 {
 	struct sim a, b, c;
@@ -769,7 +803,8 @@ static void test_spread_window(void)
 	sim.s.p.offset_max_ns = 20 * MS;
 	CHECK(desync_window(&sim.s, &sim.s.groups[0]) == 2 * MS);
 	for (i = 0; i < 1000; i++) {
-		o = desync_draw_offset_in(&sim.s, desync_window(&sim.s, &sim.s.groups[0]));
+		o = desync_draw_offset_in(&sim.s, desync_window(&sim.s, &sim.s.groups[0]),
+					   sim.s.p.slot);
 		max = o > max ? o : max;
 	}
 	CHECK(max <= 2 * MS && max > 1900 * US);
@@ -908,6 +943,7 @@ static const struct test tests[] = {
 	{ "hold_limit_releases_early", test_hold_limit_releases_early },
 	{ "offset_bounds_and_distribution", test_offset_bounds_and_distribution },
 	{ "slots", test_slots },
+	{ "slot_per_start", test_slot_per_start },
 	{ "seed_determinism", test_seed_determinism },
 	{ "marking", test_marking },
 	{ "time_wraparound", test_time_wraparound },
