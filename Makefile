@@ -38,6 +38,11 @@ tools:
 	$(MAKE) -C tools/unit
 	$(MAKE) -C tools/probe
 	$(MAKE) -C tools/fuzz
+	@if pkg-config --exists libnl-route-3.0 2>/dev/null; then \
+		$(MAKE) -C tools/desyncctl; \
+	else \
+		echo "desyncctl: needs libnl-3-dev libnl-route-3-dev pkg-config (skipped)"; \
+	fi
 
 install: plugin
 	$(MAKE) -C "$(KDIR)" M="$(CURDIR)/sch_desync" modules
@@ -75,6 +80,7 @@ clean:
 	$(MAKE) -C tools/unit clean
 	$(MAKE) -C tools/probe clean
 	$(MAKE) -C tools/fuzz clean
+	$(MAKE) -C tools/desyncctl clean
 	$(MAKE) -C tools/sim clean
 
 .PHONY: all module plugin tools install check demo bench-effect bench-cost stress \

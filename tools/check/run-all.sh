@@ -9,7 +9,7 @@
 # "total: N passed, N failed" line when it combines its parts itself; a
 # step that only has an exit status (checkpatch, sparse) counts as one test.
 #
-# Steps: unit checkpatch sparse plugin budget sim vm selftests tdc fuzz
+# Steps: unit checkpatch sparse plugin ctl budget sim vm selftests tdc fuzz
 # (default: all).
 
 set -uo pipefail
@@ -22,6 +22,7 @@ step_unit()      { make -s -C tools/unit check; }
 step_checkpatch() { tools/check/checkpatch.sh; }
 step_sparse()    { tools/check/sparse.sh 6.1 6.12; }
 step_plugin()    { make -s -C tc-plugin check; }
+step_ctl()       { make -s -C tools/desyncctl check; }
 step_budget()    { tools/bench/cost/check-budget.sh; }
 step_sim()       { tools/sim/smoke.sh; }
 step_vm()        { tools/vm/test-bare-root.sh; }
@@ -68,7 +69,7 @@ run_step()
 	echo "# ---- $name: exit $rc, $p passed, $f failed ----"
 }
 
-[ $# -gt 0 ] || set -- unit checkpatch sparse plugin budget sim vm selftests tdc fuzz
+[ $# -gt 0 ] || set -- unit checkpatch sparse plugin ctl budget sim vm selftests tdc fuzz
 start=$SECONDS
 for s in "$@"; do
 	declare -F "step_$s" >/dev/null || die "unknown step $s"
