@@ -70,6 +70,9 @@
 #include "desync_core.h"
 #include "pkt_sched_desync.h"
 
+#define CREATE_TRACE_POINTS
+#include "desync_trace.h"
+
 #define DESYNC_DEF_LIMIT	10000
 #define DESYNC_DEF_GROUPS	1024
 #define DESYNC_DEF_IDLE_US	2000
@@ -274,6 +277,74 @@ static struct sk_buff *desync_bypass_pop(struct desync_sched_data *q)
 	return skb;
 }
 
+/* ---- tracepoints: the core's transitions, seen from its counters ---- */
+
+struct desync_trace_mark {
+	u64	bursts;
+	u64	early_release;
+	u32	window;		/* offset window of a burst that may start */
+};
+
+static void desync_trace_before(const struct desync_sched *core,
+				const struct desync_group *g,
+				struct desync_trace_mark *tm)
+{
+	tm->bursts = core->st.bursts;
+	tm->early_release = core->st.early_release;
+	tm->window = 0;
+	if (trace_desync_burst_enabled() && g->state == DESYNC_IDLE)
+		tm->window = desync_window(core, g);
+}
+
+/* The slot an offset fell in: the window is cut into 'slots' equal parts. */
+static u32 desync_trace_slot(const struct desync_sched *core, u64 offset,
+			     u32 window)
+{
+	u32 width = core->p.slots > 1 ? window / core->p.slots : 0;
+
+	if (!width)
+		return 0;
+	return min_t(u64, div_u64(offset, width), core->p.slots - 1);
+}
+
+/*
+ * A packet's enqueue can start a burst (offset 0 when the draw was 0 or
+ * hold_limit let it go at once) and end a hold early at hold_limit.
+ */
+static void desync_trace_enqueue(const struct Qdisc *sch,
+				 const struct desync_sched *core, u32 idx,
+				 const struct desync_trace_mark *tm)
+{
+	const struct desync_group *g = &core->groups[idx];
+	u64 offset;
+
+	if (core->st.bursts != tm->bursts) {
+		offset = g->state == DESYNC_HELD ? g->hold_ns : 0;
+		trace_desync_burst(sch, idx, offset,
+				   desync_trace_slot(core, offset, tm->window));
+	}
+	if (core->st.early_release != tm->early_release)
+		trace_desync_release(sch, idx, g->hold_ns, true);
+}
+
+/*
+ * desync_wake_due() appends each group it releases to the tail of the
+ * round robin: the last (held before - held after) groups there are the
+ * ones whose hold ended on time.
+ */
+static void desync_wake_due_traced(const struct Qdisc *sch,
+				   struct desync_sched *core, u64 now)
+{
+	u32 held = core->groups_held, idx;
+
+	desync_wake_due(core, now);
+	if (!trace_desync_release_enabled())
+		return;
+	for (idx = core->rr_tail; held > core->groups_held &&
+	     idx != DESYNC_NONE; held--, idx = core->groups[idx].prev)
+		trace_desync_release(sch, idx, core->groups[idx].hold_ns, false);
+}
+
 static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 			      struct sk_buff **to_free)
 {
@@ -298,12 +369,15 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	} else {
 		u32 idx = desync_classify(&q->core, &pk);
 		struct desync_group *g = &q->core.groups[idx];
+		struct desync_trace_mark tm;
 
+		desync_trace_before(&q->core, g, &tm);
 		desync_fifo_add(&g->head, &g->tail, skb);
 		/* The sender's round trip only matters at a possible start. */
 		desync_enqueue_sender(&q->core, idx, now,
 				      g->state == DESYNC_IDLE ?
 				      desync_sender_idle(skb) : 0, segs);
+		desync_trace_enqueue(sch, &q->core, idx, &tm);
 	}
 
 	q->segs += segs;
@@ -427,7 +501,7 @@ static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 	u64 ready;
 	u32 idx;
 
-	desync_wake_due(core, now);
+	desync_wake_due_traced(sch, core, now);
 	for (;;) {
 		struct desync_group *g;
 		u32 segs;
