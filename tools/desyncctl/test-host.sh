@@ -167,6 +167,43 @@ export_file()
 	! "$CTL" export --output "$TMPD/none/desync.prom" 2> /dev/null
 }
 
+# Debian's node_exporter (unpacked into the cache, not installed: no
+# daemon is left running) serves an export through its textfile
+# collector: the last step of the path from qdisc to Prometheus.
+node_exporter_scrape()
+{
+	local ne=$CACHE/node-exporter/usr/bin/prometheus-node-exporter
+	local port=$((20000 + $$ % 10000)) pid i out
+
+	if [ ! -x "$ne" ] &&
+	   ! { mkdir -p "$CACHE/node-exporter" &&
+	       (cd "$TMPD" && apt-get download prometheus-node-exporter > /dev/null) &&
+	       dpkg-deb -x "$TMPD"/prometheus-node-exporter_*.deb "$CACHE/node-exporter"; }; then
+		echo "cannot fetch prometheus-node-exporter"
+		return 1
+	fi
+	mkdir -p "$TMPD/ne"
+	"$FMT" prom > "$TMPD/ne/desync.prom"
+	"$ne" --web.listen-address="127.0.0.1:$port" --collector.disable-defaults \
+		--collector.textfile --collector.textfile.directory="$TMPD/ne" \
+		> "$TMPD/ne.log" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 50; i++)); do
+		out=$(/usr/bin/python3 -c 'import sys, urllib.request
+print(urllib.request.urlopen(sys.argv[1], timeout=2).read().decode())' \
+			"http://127.0.0.1:$port/metrics" 2> /dev/null) && break
+		sleep 0.1
+	done
+	kill "$pid"
+	wait "$pid" 2> /dev/null
+	grep -qxF 'node_textfile_scrape_error 0' <<< "$out" &&
+		grep -qF 'desync_hold_seconds_total{dev="eth0",handle="8001:",parent="root"} 612.345678901' <<< "$out" &&
+		[ "$(grep -c '^desync_bursts_total{' <<< "$out")" -eq 3 ] && return 0
+	echo "scrape: $(grep -E '^(desync_bursts|node_textfile)' <<< "$out")"
+	cat "$TMPD/ne.log"
+	return 1
+}
+
 install_tree()
 {
 	local f
@@ -182,7 +219,7 @@ install_tree()
 }
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..10"
 run prom_valid
 run prom_values
 run json_valid
@@ -191,6 +228,7 @@ run man_renders
 run man_complete
 run cli_errors
 run export_file
+run node_exporter_scrape
 run install_tree
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
