@@ -3,9 +3,10 @@
  * qsample.c	sample one qdisc's backlog and byte counter over time
  *
  * The same numbers "tc -s qdisc show" prints, asked for directly over
- * rtnetlink through desyncctl's library (tools/desyncctl/nl.c, libnl): a fork and exec of tc per sample costs milliseconds under
- * emulation, longer than the queue takes to fill, so it would miss the
- * peaks this sampler exists to catch.
+ * rtnetlink through desyncctl's library (tools/desyncctl/nl.c, libnl):
+ * a fork and exec of tc per sample costs milliseconds under emulation,
+ * longer than the queue takes to fill, so it would miss the peaks this
+ * sampler exists to catch.
  *
  * Usage: qsample DEV HANDLE INTERVAL_US OUT
  *   HANDLE as in tc, e.g. 2: for the bottleneck's RED child.

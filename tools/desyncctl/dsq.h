@@ -19,6 +19,10 @@
 
 struct nl_sock;
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* What "tc -s" prints for every qdisc: gnet_stats basic and queue. */
 struct dsq_stats {
 	uint64_t	bytes;

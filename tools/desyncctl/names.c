@@ -16,7 +16,7 @@ const int dsq_opt_order[] = {
 	TCA_DESYNC_CE_THRESHOLD, TCA_DESYNC_SPREAD, TCA_DESYNC_BYPASS_PRIO,
 };
 
-const size_t dsq_opt_count = sizeof(dsq_opt_order) / sizeof(dsq_opt_order[0]);
+const size_t dsq_opt_count = ARRAY_SIZE(dsq_opt_order);
 
 static const char * const dsq_opt_names[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_LIMIT]		= "limit",

@@ -38,33 +38,30 @@ enum {
 
 static bool get_stat(const struct dsq *d, int arg, uint64_t *v)
 {
-	const struct tc_desync_xstats *x = &d->xs;
+	const uint64_t st[] = {
+		[ST_BYTES]	= d->st.bytes,
+		[ST_PACKETS]	= d->st.packets,
+		[ST_DROPS]	= d->st.drops,
+		[ST_OVERLIMITS]	= d->st.overlimits,
+		[ST_REQUEUES]	= d->st.requeues,
+		[ST_BACKLOG]	= d->st.backlog,
+		[ST_QLEN]	= d->st.qlen,
+		[XS_BURSTS]	= d->xs.bursts,
+		[XS_HELD]	= d->xs.held,
+		[XS_HOLD_TIME]	= d->xs.hold_time,
+		[XS_EARLY]	= d->xs.early_release,
+		[XS_CE]		= d->xs.ce_mark,
+		[XS_DROP_OVER]	= d->xs.drop_overlimit,
+		[XS_BYPASS]	= d->xs.bypass,
+		[XS_THROTTLED]	= d->xs.throttled,
+		[XS_ACTIVE]	= d->xs.groups_active,
+		[XS_GROUPS_HELD] = d->xs.groups_held,
+	};
 
-	switch (arg) {
-	case ST_BYTES:		*v = d->st.bytes; return true;
-	case ST_PACKETS:	*v = d->st.packets; return true;
-	case ST_DROPS:		*v = d->st.drops; return true;
-	case ST_OVERLIMITS:	*v = d->st.overlimits; return true;
-	case ST_REQUEUES:	*v = d->st.requeues; return true;
-	case ST_BACKLOG:	*v = d->st.backlog; return true;
-	case ST_QLEN:		*v = d->st.qlen; return true;
-	}
-	if (!d->has_xs)
+	/* A kernel too old for TCA_STATS_APP has the standard ones only */
+	if (arg >= XS_BURSTS && !d->has_xs)
 		return false;
-	switch (arg) {
-	case XS_BURSTS:		*v = x->bursts; break;
-	case XS_HELD:		*v = x->held; break;
-	case XS_HOLD_TIME:	*v = x->hold_time; break;
-	case XS_EARLY:		*v = x->early_release; break;
-	case XS_CE:		*v = x->ce_mark; break;
-	case XS_DROP_OVER:	*v = x->drop_overlimit; break;
-	case XS_BYPASS:		*v = x->bypass; break;
-	case XS_THROTTLED:	*v = x->throttled; break;
-	case XS_ACTIVE:		*v = x->groups_active; break;
-	case XS_GROUPS_HELD:	*v = x->groups_held; break;
-	default:
-		return false;
-	}
+	*v = st[arg];
 	return true;
 }
 
@@ -76,56 +73,80 @@ static bool get_opt(const struct dsq *d, int arg, uint64_t *v)
 
 static const struct prom_metric prom_metrics[] = {
 	{ "desync_sent_bytes_total", "counter",
-	  "Bytes sent by the qdisc (tc: Sent N bytes).", PROM_COUNT, get_stat, ST_BYTES },
+	  "Bytes sent by the qdisc (tc: Sent N bytes).",
+	  PROM_COUNT, get_stat, ST_BYTES },
 	{ "desync_sent_packets_total", "counter",
-	  "Packets sent by the qdisc (tc: Sent N pkt).", PROM_COUNT, get_stat, ST_PACKETS },
+	  "Packets sent by the qdisc (tc: Sent N pkt).",
+	  PROM_COUNT, get_stat, ST_PACKETS },
 	{ "desync_dropped_packets_total", "counter",
-	  "Packets dropped (tc: dropped).", PROM_COUNT, get_stat, ST_DROPS },
+	  "Packets dropped (tc: dropped).",
+	  PROM_COUNT, get_stat, ST_DROPS },
 	{ "desync_overlimits_total", "counter",
-	  "Overlimit events (tc: overlimits).", PROM_COUNT, get_stat, ST_OVERLIMITS },
+	  "Overlimit events (tc: overlimits).",
+	  PROM_COUNT, get_stat, ST_OVERLIMITS },
 	{ "desync_requeues_total", "counter",
-	  "Packets the driver handed back (tc: requeues).", PROM_COUNT, get_stat, ST_REQUEUES },
+	  "Packets the driver handed back (tc: requeues).",
+	  PROM_COUNT, get_stat, ST_REQUEUES },
 	{ "desync_backlog_bytes", "gauge",
-	  "Bytes queued now (tc: backlog Nb).", PROM_COUNT, get_stat, ST_BACKLOG },
+	  "Bytes queued now (tc: backlog Nb).",
+	  PROM_COUNT, get_stat, ST_BACKLOG },
 	{ "desync_backlog_packets", "gauge",
-	  "Packets queued now (tc: backlog Np).", PROM_COUNT, get_stat, ST_QLEN },
+	  "Packets queued now (tc: backlog Np).",
+	  PROM_COUNT, get_stat, ST_QLEN },
 	{ "desync_bursts_total", "counter",
-	  "Burst starts detected (tc: bursts).", PROM_COUNT, get_stat, XS_BURSTS },
+	  "Burst starts detected (tc: bursts).",
+	  PROM_COUNT, get_stat, XS_BURSTS },
 	{ "desync_held_packets_total", "counter",
-	  "Packets enqueued while their group was held (tc: held).", PROM_COUNT, get_stat, XS_HELD },
+	  "Packets enqueued while their group was held (tc: held).",
+	  PROM_COUNT, get_stat, XS_HELD },
 	{ "desync_hold_seconds_total", "counter",
-	  "Sum of the holds of ended bursts (tc: hold_time).", PROM_NS, get_stat, XS_HOLD_TIME },
+	  "Sum of the holds of ended bursts (tc: hold_time).",
+	  PROM_NS, get_stat, XS_HOLD_TIME },
 	{ "desync_early_releases_total", "counter",
-	  "Holds ended by hold_limit or by a change (tc: early_release).", PROM_COUNT, get_stat, XS_EARLY },
+	  "Holds ended by hold_limit or by a change (tc: early_release).",
+	  PROM_COUNT, get_stat, XS_EARLY },
 	{ "desync_ce_marks_total", "counter",
-	  "Packets CE-marked above ce_threshold (tc: ce_mark).", PROM_COUNT, get_stat, XS_CE },
+	  "Packets CE-marked above ce_threshold (tc: ce_mark).",
+	  PROM_COUNT, get_stat, XS_CE },
 	{ "desync_overlimit_drops_total", "counter",
-	  "Packets dropped over limit (tc: drop_overlimit).", PROM_COUNT, get_stat, XS_DROP_OVER },
+	  "Packets dropped over limit (tc: drop_overlimit).",
+	  PROM_COUNT, get_stat, XS_DROP_OVER },
 	{ "desync_bypass_packets_total", "counter",
-	  "Packets sent ahead, never held (tc: bypass).", PROM_COUNT, get_stat, XS_BYPASS },
+	  "Packets sent ahead, never held (tc: bypass).",
+	  PROM_COUNT, get_stat, XS_BYPASS },
 	{ "desync_throttled_total", "counter",
-	  "Times a group waited for an EDT departure time (tc: throttled).", PROM_COUNT, get_stat, XS_THROTTLED },
+	  "Times a group waited for an EDT departure time (tc: throttled).",
+	  PROM_COUNT, get_stat, XS_THROTTLED },
 	{ "desync_groups_active", "gauge",
-	  "Groups with packets, not held (tc: groups_active).", PROM_COUNT, get_stat, XS_ACTIVE },
+	  "Groups with packets, not held (tc: groups_active).",
+	  PROM_COUNT, get_stat, XS_ACTIVE },
 	{ "desync_groups_held", "gauge",
-	  "Groups held now (tc: groups_held).", PROM_COUNT, get_stat, XS_GROUPS_HELD },
+	  "Groups held now (tc: groups_held).",
+	  PROM_COUNT, get_stat, XS_GROUPS_HELD },
 	{ "desync_limit_packets", "gauge",
-	  "Configured limit of queued packets (option limit).", PROM_COUNT, get_opt, TCA_DESYNC_LIMIT },
+	  "Configured limit of queued packets (option limit).",
+	  PROM_COUNT, get_opt, TCA_DESYNC_LIMIT },
 	{ "desync_hold_limit_packets", "gauge",
-	  "Queued packets that end a hold early (option hold_limit).", PROM_COUNT, get_opt, TCA_DESYNC_HOLD_LIMIT },
+	  "Queued packets that end a hold early (option hold_limit).",
+	  PROM_COUNT, get_opt, TCA_DESYNC_HOLD_LIMIT },
 	{ "desync_groups", "gauge",
-	  "Group buckets (option groups).", PROM_COUNT, get_opt, TCA_DESYNC_GROUPS },
+	  "Group buckets (option groups).",
+	  PROM_COUNT, get_opt, TCA_DESYNC_GROUPS },
 	{ "desync_idle_seconds", "gauge",
-	  "Silence that ends a burst (option idle).", PROM_US, get_opt, TCA_DESYNC_IDLE },
+	  "Silence that ends a burst (option idle).",
+	  PROM_US, get_opt, TCA_DESYNC_IDLE },
 	{ "desync_offset_max_seconds", "gauge",
-	  "Upper bound of a hold (option offset_max).", PROM_US, get_opt, TCA_DESYNC_OFFSET_MAX },
+	  "Upper bound of a hold (option offset_max).",
+	  PROM_US, get_opt, TCA_DESYNC_OFFSET_MAX },
 	{ "desync_slots", "gauge",
-	  "Slots in the offset window (option slots).", PROM_COUNT, get_opt, TCA_DESYNC_SLOTS },
+	  "Slots in the offset window (option slots).",
+	  PROM_COUNT, get_opt, TCA_DESYNC_SLOTS },
 	{ "desync_ce_threshold_seconds", "gauge",
 	  "Wait since eligible above which ECT packets are CE-marked, 0 off (option ce_threshold).",
 	  PROM_US, get_opt, TCA_DESYNC_CE_THRESHOLD },
 	{ "desync_spread_ratio", "gauge",
-	  "Offset window as a share of the last burst, 0 fixed (option spread).", PROM_PERCENT, get_opt, TCA_DESYNC_SPREAD },
+	  "Offset window as a share of the last burst, 0 fixed (option spread).",
+	  PROM_PERCENT, get_opt, TCA_DESYNC_SPREAD },
 };
 
 /* Label values escape backslash, double quote and newline. */
@@ -203,7 +224,7 @@ void dsq_print_prom(FILE *f, const struct dsq_list *l)
 	size_t m, i;
 	uint64_t v;
 
-	for (m = 0; m < sizeof(prom_metrics) / sizeof(prom_metrics[0]); m++) {
+	for (m = 0; m < ARRAY_SIZE(prom_metrics); m++) {
 		const struct prom_metric *pm = &prom_metrics[m];
 
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", pm->name, pm->help,

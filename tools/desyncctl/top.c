@@ -43,8 +43,9 @@ static void hold_avg(char *buf, size_t len, const struct dsq *d,
 		snprintf(buf, len, "%.3fms", (double)ns / bursts / 1e6);
 }
 
-static void frame(FILE *f, const struct dsq_list *now,
-		  const struct dsq_list *prev, double secs, long n, bool tty)
+static void draw_frame(FILE *f, const struct dsq_list *now,
+		       const struct dsq_list *prev, double secs, long n,
+		       bool tty)
 {
 	size_t i;
 
@@ -113,7 +114,7 @@ int dsq_top(struct nl_sock *sk, char *const *devs, int ndev,
 		if (err)
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &t_now);
-		frame(stdout, &now, &prev, elapsed(&t_prev, &t_now), n, tty);
+		draw_frame(stdout, &now, &prev, elapsed(&t_prev, &t_now), n, tty);
 		dsq_list_free(&prev);
 		prev = now;
 		t_prev = t_now;
