@@ -14,6 +14,7 @@ ALL_TESTS="
 	ctl_show_json
 	ctl_show_text
 	ctl_mq_children
+	ctl_under_tbf
 	ctl_export
 	ctl_top
 	ctl_qsample
@@ -127,6 +128,18 @@ ctl_mq_children()
 	compare prom "$MQDEV"
 	n=$(grep -c '^desync_bursts_total{dev="dsm0",handle="[0-9a-f]*:",parent="1:[1-4]"}' "$TMPD/ctl.out")
 	assert_eq "desync_bursts_total series under mq" "$n" 4
+}
+
+# Under any classful parent: tbf's one class.
+ctl_under_tbf()
+{
+	tcok qdisc add dev "$DEV" root handle 1: tbf rate 100mbit burst 32k latency 50ms || return
+	tcok qdisc add dev "$DEV" parent 1:1 handle 20: desync || return
+	some_bursts
+	both_views "$DEV" show "$DEV" --json
+	compare json "$DEV"
+	grep -q '"handle":"20:","parent":"1:1"' "$TMPD/ctl.out" ||
+		fail "desync under tbf not named 20: parent 1:1: $(cat "$TMPD/ctl.out")"
 }
 
 ctl_export()
