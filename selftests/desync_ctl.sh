@@ -114,6 +114,10 @@ ctl_mq_children()
 	ip -n "$NS_A" link add "$MQDEV" numtxqueues 4 type veth peer name dsm1 \
 		numrxqueues 4 || { fail "cannot create a 4-queue veth"; return; }
 	defer ip -n "$NS_A" link del "$MQDEV"
+	# No IPv6: its router solicitations and MLD reports would pass
+	# between tc's read and desyncctl's.
+	ip netns exec "$NS_A" sysctl -qw net.ipv6.conf."$MQDEV".disable_ipv6=1 \
+		net.ipv6.conf.dsm1.disable_ipv6=1 || fail "cannot disable IPv6"
 	ip -n "$NS_A" link set "$MQDEV" up
 	ip -n "$NS_A" link set dsm1 up
 	tcok qdisc add dev "$MQDEV" root handle 1: mq || return
