@@ -54,6 +54,11 @@ tools:
 	$(MAKE) -C tools/unit
 	$(MAKE) -C tools/probe
 	$(MAKE) -C tools/fuzz
+	@if pkg-config --exists libnl-route-3.0 2>/dev/null; then \
+		$(MAKE) -C tools/desyncctl; \
+	else \
+		echo "desyncctl: needs libnl-3-dev libnl-route-3-dev pkg-config (skipped)"; \
+	fi
 
 install: plugin
 	$(KMAKE) modules
@@ -119,6 +124,7 @@ clean:
 	$(MAKE) -C tools/unit clean
 	$(MAKE) -C tools/probe clean
 	$(MAKE) -C tools/fuzz clean
+	$(MAKE) -C tools/desyncctl clean
 	$(MAKE) -C tools/sim clean
 
 .PHONY: all module plugin tools install uninstall version deb check-deb \

@@ -48,6 +48,19 @@
 #define desync_div_u64(a, b)	((a) / (b))
 #endif
 
+/*
+ * Events a caller may observe (the module makes tracepoints of them):
+ * define these before including this file.  By default they cost nothing.
+ * A burst starts in group idx with a hold of offset_ns drawn in slot (0
+ * without slots); a hold ends after held_ns, early when hold_limit ended it.
+ */
+#ifndef desync_event_burst
+#define desync_event_burst(s, idx, offset_ns, slot)	do { } while (0)
+#endif
+#ifndef desync_event_release
+#define desync_event_release(s, idx, held_ns, early)	do { } while (0)
+#endif
+
 #define DESYNC_NONE		0xffffffffU	/* end of an index list */
 #define DESYNC_SLOT_RANDOM	0xffffffffU
 
@@ -200,28 +213,31 @@ static inline void desync_seed(struct desync_sched *s, u64 seed)
  * slots it is uniform in [0, window].  With N slots the window [0,
  * window) is cut into N equal slots; the host takes its fixed slot or a
  * random one, plus a uniform jitter inside it, so a cluster can be spread
- * by rank.  @slot is the group's slot: p.slot, or one a slot map gives it.
+ * by rank.  *@slot is the group's slot (p.slot, one a slot map gives it,
+ * or DESYNC_SLOT_RANDOM); it is set to the slot the offset fell in.
  */
 static inline u64 desync_draw_offset_in(struct desync_sched *s, u32 window,
-					u32 slot)
+					u32 *slot)
 {
 	const struct desync_params *p = &s->p;
 	u32 width;
 
-	if (!window)
-		return 0;
-	if (p->slots <= 1)
-		return desync_rand_below(&s->rng, (u64)window + 1);
+	if (!window || p->slots <= 1) {
+		*slot = 0;
+		return window ? desync_rand_below(&s->rng, (u64)window + 1) : 0;
+	}
 
 	width = window / p->slots;
-	if (slot == DESYNC_SLOT_RANDOM)
-		slot = desync_rand_below(&s->rng, p->slots);
-	return (u64)slot * width + desync_rand_below(&s->rng, width);
+	if (*slot == DESYNC_SLOT_RANDOM)
+		*slot = desync_rand_below(&s->rng, p->slots);
+	return (u64)*slot * width + desync_rand_below(&s->rng, width);
 }
 
 static inline u64 desync_draw_offset(struct desync_sched *s)
 {
-	return desync_draw_offset_in(s, s->p.offset_max_ns, s->p.slot);
+	u32 slot = s->p.slot;
+
+	return desync_draw_offset_in(s, s->p.offset_max_ns, &slot);
 }
 
 /* The moment the burst of a group that is not HELD began, hold included. */
@@ -498,7 +514,8 @@ static inline u64 desync_hold_start(const struct desync_group *g)
  * HELD -> ACTIVE at @at, when the group really goes: the hold, and the
  * wait its packets are not marked for, lasts until then.
  */
-static inline void desync_release(struct desync_sched *s, u32 idx, u64 at)
+static inline void desync_release(struct desync_sched *s, u32 idx, u64 at,
+				  bool early)
 {
 	struct desync_group *g = &s->groups[idx];
 
@@ -506,6 +523,9 @@ static inline void desync_release(struct desync_sched *s, u32 idx, u64 at)
 	s->groups_held--;
 	g->hold_ns = (u32)(at - desync_hold_start(g));
 	s->st.hold_time_ns += g->hold_ns;
+	if (early)
+		s->st.early_release++;
+	desync_event_release(s, idx, g->hold_ns, early);
 	desync_activate(s, idx, at);
 }
 
@@ -513,9 +533,10 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
 				      u32 slot)
 {
 	struct desync_group *g = &s->groups[idx];
-	u64 offset = desync_draw_offset_in(s, desync_window(s, g), slot);
+	u64 offset = desync_draw_offset_in(s, desync_window(s, g), &slot);
 
 	s->st.bursts++;
+	desync_event_burst(s, idx, offset, slot);
 	if (!offset) {
 		g->hold_ns = 0;
 		desync_activate(s, idx, now);
@@ -566,10 +587,8 @@ static inline void desync_enqueue_slot(struct desync_sched *s, u32 idx,
 	if (g->state == DESYNC_HELD) {
 		s->st.held++;
 		/* A hold must never cost a drop: let a big burst go early. */
-		if (g->segs >= s->p.hold_limit) {
-			desync_release(s, idx, now);
-			s->st.early_release++;
-		}
+		if (g->segs >= s->p.hold_limit)
+			desync_release(s, idx, now, true);
 	}
 }
 
@@ -615,7 +634,7 @@ static inline void desync_wake_due(struct desync_sched *s, u64 now)
 
 		if (desync_time_before(now, s->groups[idx].release_ns))
 			break;
-		desync_release(s, idx, now);
+		desync_release(s, idx, now, false);
 	}
 }
 
@@ -784,8 +803,7 @@ static inline void desync_apply_params(struct desync_sched *s, u64 now)
 		if (g->state != DESYNC_HELD)
 			continue;
 		if (g->segs >= s->p.hold_limit) {
-			desync_release(s, i, now);
-			s->st.early_release++;
+			desync_release(s, i, now, true);
 			continue;
 		}
 		if (g->hold_ns > s->p.offset_max_ns) {

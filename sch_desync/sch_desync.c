@@ -71,6 +71,26 @@
 
 #include "compat.h"
 
+#define CREATE_TRACE_POINTS
+#include "desync_trace.h"
+
+/* The core's events become tracepoints; a disabled one costs a static key. */
+struct desync_sched;
+static void desync_note_burst(const struct desync_sched *s, u32 idx,
+			      u64 offset_ns, u32 slot);
+static void desync_note_release(const struct desync_sched *s, u32 idx,
+				u64 held_ns, bool early);
+#define desync_event_burst(s, idx, offset_ns, slot)			\
+	do {								\
+		if (trace_desync_burst_enabled())			\
+			desync_note_burst(s, idx, offset_ns, slot);	\
+	} while (0)
+#define desync_event_release(s, idx, held_ns, early)			\
+	do {								\
+		if (trace_desync_release_enabled())			\
+			desync_note_release(s, idx, held_ns, early);	\
+	} while (0)
+
 #define desync_div_u64(a, b)	div64_u64(a, b)
 #include "desync_core.h"
 #include "pkt_sched_desync.h"
@@ -136,7 +156,27 @@ struct desync_sched_data {
 	u64			stat_drop_overlimit;
 	u64			stat_bypass;
 	u64			stat_edt_wait;
+
+	struct Qdisc		*sch;		/* the owner, for tracepoints */
 };
+
+static void desync_note_burst(const struct desync_sched *s, u32 idx,
+			      u64 offset_ns, u32 slot)
+{
+	const struct desync_sched_data *q =
+		container_of(s, struct desync_sched_data, core);
+
+	trace_desync_burst(q->sch, idx, offset_ns, slot);
+}
+
+static void desync_note_release(const struct desync_sched *s, u32 idx,
+				u64 held_ns, bool early)
+{
+	const struct desync_sched_data *q =
+		container_of(s, struct desync_sched_data, core);
+
+	trace_desync_release(q->sch, idx, held_ns, early);
+}
 
 struct desync_skb_cb {
 	u64		enq_ns;		/* in a group; in edt_root: ready */
@@ -1017,6 +1057,7 @@ static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 	struct desync_sched_data *q = qdisc_priv(sch);
 	struct desync_config *cfg = &q->cfg;
 
+	q->sch = sch;
 	cfg->limit = DESYNC_DEF_LIMIT;
 	cfg->group_by = TC_DESYNC_GROUP_BY_DST;
 	cfg->groups = DESYNC_DEF_GROUPS;

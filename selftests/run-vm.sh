@@ -33,7 +33,7 @@ REPO=$(dirname "$SELFTESTS")
 # Every topic script, in run order.  lifecycle goes last: its
 # kernel_log_clean test checks the kernel log of the whole run.
 ALL_SCRIPTS="desync_config desync_hold desync_bypass desync_ecn desync_limits desync_edt
-	desync_accounting desync_slotmap
+	desync_accounting desync_slotmap desync_ctl desync_trace
 	desync_lifecycle"
 
 # A script that hangs must not take the rest of the run with it.
@@ -115,10 +115,15 @@ KERNELS=("$@")
 [ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
 
 # The guest runs the host's binaries: what the tests use must be here.
-need_pkgs iperf3 iproute2 python3 kmod
+need_pkgs iperf3 iproute2 python3 kmod libnl-3-dev libnl-route-3-dev pkg-config
+
+# desync_ctl checks desyncctl's export with promtool where it exists;
+# installing Debian's prometheus for it is tools/desyncctl/test-host.sh's.
 
 make -s -C "$REPO/tools/probe" || die "building tools/probe failed"
 make -s -C "$REPO/tc-plugin" || die "building the tc plugin failed"
+make -s -C "$REPO/tools/desyncctl" || die "building desyncctl failed"
+make -s -C "$REPO/tools/cluster" qsample || die "building qsample failed"
 
 # The build takes the work tree as it is: say which source was tested.
 src_rev=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)

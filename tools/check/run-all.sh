@@ -9,8 +9,8 @@
 # "total: N passed, N failed" line when it combines its parts itself; a
 # step that only has an exit status (checkpatch, sparse) counts as one test.
 #
-# Steps: unit plan checkpatch sparse newest plugin deb budget sim vm selftests tdc
-# fuzz
+# Steps: unit plan checkpatch sparse newest plugin ctl deb budget sim vm selftests
+# tdc fuzz
 # (default: all).
 
 set -uo pipefail
@@ -25,6 +25,7 @@ step_checkpatch() { tools/check/checkpatch.sh; }
 step_sparse()    { tools/check/sparse.sh 6.1 6.12; }
 step_newest()    { tools/check/build-newest.sh; }
 step_plugin()    { make -s -C tc-plugin check; }
+step_ctl()       { make -s -C tools/desyncctl check; }
 step_deb()       { tools/pkg/check-deb.sh; }
 step_budget()    { tools/bench/cost/check-budget.sh; }
 step_sim()       { tools/sim/smoke.sh; }
@@ -72,7 +73,8 @@ run_step()
 	echo "# ---- $name: exit $rc, $p passed, $f failed ----"
 }
 
-[ $# -gt 0 ] || set -- unit plan checkpatch sparse newest plugin deb budget sim vm selftests tdc fuzz
+[ $# -gt 0 ] || set -- unit plan checkpatch sparse newest plugin ctl deb budget sim vm \
+	selftests tdc fuzz
 start=$SECONDS
 for s in "$@"; do
 	declare -F "step_$s" >/dev/null || die "unknown step $s"

@@ -12,6 +12,9 @@ build_all()
 {
 	local kernel=$1
 
+	# qsample reads the queue through desyncctl's libnl code.
+	pkg-config --exists libnl-route-3.0 2>/dev/null ||
+		apt-get install -y libnl-3-dev libnl-route-3-dev pkg-config >/dev/null 2>&1
 	make -s -C "$CLUSTER_DIR" >&2 || return 1
 	make -s -C "$REPO/tc-plugin" >&2 || return 1
 	KO=$("$REPO/tools/vm/build-module.sh" "$kernel" 2>/dev/null | grep sch_desync.ko) ||

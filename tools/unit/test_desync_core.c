@@ -11,6 +11,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Record the core's events, as the module's tracepoints see them. */
+struct event_log {
+	unsigned int	bursts, releases, early;
+	unsigned int	last_idx, last_slot;
+	unsigned long long last_offset, last_held, held_sum;
+};
+
+static struct event_log ev;
+
+#define desync_event_burst(s, idx, offset_ns, slot)			\
+	do {								\
+		ev.bursts++;						\
+		ev.last_idx = (idx);					\
+		ev.last_offset = (offset_ns);				\
+		ev.last_slot = (slot);					\
+	} while (0)
+#define desync_event_release(s, idx, held_ns, is_early)			\
+	do {								\
+		ev.releases++;						\
+		ev.early += (is_early);					\
+		ev.last_held = (held_ns);				\
+		ev.held_sum += (held_ns);				\
+	} while (0)
+
 #include "desync_core.h"
 
 static int failures, passes, checks_failed;
@@ -464,6 +488,45 @@ static void test_slot_per_start(void)
 	sim_free(&sim);
 }
 
+/* Every burst start and hold end reaches the caller's hooks, with its values. */
+static void test_events(void)
+{
+	struct sim sim;
+	u32 i;
+
+	memset(&ev, 0, sizeof(ev));
+	sim_init(&sim, 8, 11);
+	sim.s.p.offset_max_ns = 400 * MS;
+	sim.s.p.slots = 4;
+	for (i = 0; i < 8; i++) {
+		desync_enqueue_slot(&sim.s, i, 1 * MS, 0, 1, i < 4 ? i : DESYNC_SLOT_RANDOM);
+		CHECK(ev.bursts == i + 1 && ev.last_idx == i);
+		CHECK(ev.last_offset == sim.s.groups[i].hold_ns);
+		CHECK(ev.last_slot == ev.last_offset / (100 * MS));
+		if (i < 4)
+			CHECK(ev.last_slot == i);
+	}
+	/* hold_limit ends one hold early. */
+	sim.s.p.hold_limit = 2;
+	desync_enqueue_slot(&sim.s, 7, 2 * MS, 0, 1, 0);
+	CHECK(ev.releases == 1 && ev.early == 1);
+	CHECK(ev.early == sim.s.st.early_release);
+	/* The timer ends the rest on time; the holds add up to hold_time. */
+	desync_wake_due(&sim.s, 1 * MS + 400 * MS);
+	CHECK(ev.releases == 8 && ev.early == 1);
+	CHECK(ev.held_sum == sim.s.st.hold_time_ns);
+	sim_free(&sim);
+
+	/* Without slots the slot is 0; an offset of 0 is still a burst. */
+	memset(&ev, 0, sizeof(ev));
+	sim_init(&sim, 1, 11);
+	sim.s.p.offset_max_ns = 0;
+	desync_enqueue_sender(&sim.s, 0, 1 * MS, 0, 1);
+	CHECK(ev.bursts == 1 && ev.last_offset == 0 && ev.last_slot == 0);
+	CHECK(ev.releases == 0);
+	sim_free(&sim);
+}
+
 static void test_seed_determinism(void)
 {
 	struct sim a, b, c;
@@ -803,8 +866,10 @@ static void test_spread_window(void)
 	sim.s.p.offset_max_ns = 20 * MS;
 	CHECK(desync_window(&sim.s, &sim.s.groups[0]) == 2 * MS);
 	for (i = 0; i < 1000; i++) {
+		u32 slot = sim.s.p.slot;
+
 		o = desync_draw_offset_in(&sim.s, desync_window(&sim.s, &sim.s.groups[0]),
-					   sim.s.p.slot);
+					  &slot);
 		max = o > max ? o : max;
 	}
 	CHECK(max <= 2 * MS && max > 1900 * US);
@@ -944,6 +1009,7 @@ static const struct test tests[] = {
 	{ "offset_bounds_and_distribution", test_offset_bounds_and_distribution },
 	{ "slots", test_slots },
 	{ "slot_per_start", test_slot_per_start },
+	{ "events", test_events },
 	{ "seed_determinism", test_seed_determinism },
 	{ "marking", test_marking },
 	{ "time_wraparound", test_time_wraparound },

@@ -1,0 +1,182 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The module's tracepoints desync:desync_burst and desync:desync_release,
+# read through tracefs: one event per burst start and per hold end, with
+# the device, handle, group, offset, slot and hold they describe, and
+# sums equal to tc's counters.  Then tools/desyncctl/desync-holds.bt
+# (bpftrace) histograms holds and sojourn, where bpftrace is installed.
+#
+# Usage: desync_trace.sh      (root, in the test VM; see selftests/README.md)
+
+ALL_TESTS="
+	load_module
+	trace_burst_release
+	trace_early_release
+	trace_bpftrace_holds
+"
+RETRY_TESTS=
+
+# shellcheck source=selftests/lib.sh
+source "$(dirname "$(readlink -f "$0")")/lib.sh"
+
+TRACEFS=/sys/kernel/tracing
+BT=$REPO/tools/desyncctl/desync-holds.bt
+# slot 2 of 4 in a 20ms window: every offset lies in [10ms, 15ms).
+TRACE_OPTS=(idle 50ms offset_max 20ms slots 4 slot 2 spread 0)
+
+load_module()
+{
+	local err
+
+	if ! module_loaded; then
+		err=$(module_load 2>&1)
+		check_err $? "loading the module failed: $err"
+		LOADED_BY_US=1
+	fi
+}
+
+tracefs_mount()
+{
+	[ -d "$TRACEFS/events" ] && return 0
+	mount -t tracefs nodev "$TRACEFS" 2>/dev/null && return 0
+	mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+	TRACEFS=/sys/kernel/debug/tracing
+	[ -d "$TRACEFS/events" ]
+}
+
+trace_off()
+{
+	echo 0 > "$TRACEFS/events/desync/enable"
+	echo > "$TRACEFS/trace"
+}
+
+# Record the desync events from now until the current test ends.
+trace_on()
+{
+	if ! tracefs_mount; then
+		fail "cannot mount tracefs"
+		return 1
+	fi
+	if [ ! -d "$TRACEFS/events/desync/desync_burst" ] ||
+	   [ ! -d "$TRACEFS/events/desync/desync_release" ]; then
+		fail "no desync events in $TRACEFS/events: $(ls "$TRACEFS/events/desync" 2>&1)"
+		return 1
+	fi
+	echo > "$TRACEFS/trace"
+	echo 1 > "$TRACEFS/events/desync/enable" || { fail "cannot enable the events"; return 1; }
+	defer trace_off
+}
+
+# "KEY=VALUE ..." fields of each EVENT line of the trace, as "v1 v2 ...".
+trace_fields()	# EVENT KEY...
+{
+	local ev=$1
+
+	shift
+	awk -v ev="$ev:" -v keys="$*" '
+		{ for (i = 1; i <= NF; i++) if ($i == ev) break
+		  if (i > NF) next
+		  n = split(keys, k, " "); out = ""
+		  for (j = 1; j <= n; j++)
+			for (f = i + 1; f <= NF; f++)
+				if (index($f, k[j] "=") == 1) out = out substr($f, length(k[j]) + 2) " "
+		  print out }' "$TMPD/trace.txt"
+}
+
+ifindex_of()	# DEV
+{
+	ip netns exec "$NS_A" cat "/sys/class/net/$1/ifindex"
+}
+
+trace_burst_release()
+{
+	local b0 b1 h0 h1 ifi nb nr bad sum
+
+	tcok qdisc add dev "$DEV" root handle 7: desync "${TRACE_OPTS[@]}" || return
+	trace_on || return
+	snap
+	b0=${SNAP[desync:bursts]}
+	h0=${SNAP[desync:hold_time]}
+	# Back-to-back packets, 200ms apart: one burst each, whatever stalls.
+	psend -d "$B4" -n 4 -k 3 -g 200ms -s 200 > /dev/null || fail "sending failed"
+	nap 0.3
+	snap
+	b1=${SNAP[desync:bursts]}
+	h1=${SNAP[desync:hold_time]}
+	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
+	ifi=$(ifindex_of "$DEV")
+
+	nb=$(trace_fields desync_burst ifindex | wc -l)
+	nr=$(trace_fields desync_release ifindex | wc -l)
+	assert_eq "desync_burst events against tc's bursts" "$nb" $((b1 - b0))
+	assert_eq "desync_release events against tc's bursts (all ended)" "$nr" $((b1 - b0))
+	assert_cmp "bursts" "$nb" -ge 4
+	bad=$(trace_fields desync_burst ifindex handle offset_ns slot |
+		awk -v i="$ifi" '$1 != i || $2 != "0x70000" || $3 < 10000000 || $3 >= 15000000 || $4 != 2')
+	[ -z "$bad" ] || fail "desync_burst not (ifindex $ifi, handle 0x70000, offset in [10ms, 15ms), slot 2): $bad"
+	# A hold ends when its timer has fired: never before its offset.
+	bad=$(paste -d' ' <(trace_fields desync_burst group offset_ns) \
+			  <(trace_fields desync_release group held_ns early) |
+		awk '$1 != $3 || $4 < $2 || $4 > $2 + 500000000 || $5 != 0')
+	[ -z "$bad" ] || fail "release not (same group, offset <= held < offset + 500ms, early 0): $bad"
+	sum=$(trace_fields desync_release held_ns | awk '{ s += $1 } END { print s + 0 }')
+	assert_eq "sum of held_ns against tc's hold_time" "$sum" $((h1 - h0))
+	[ "$RET" -eq 0 ] || note "trace: $(grep desync_ "$TMPD/trace.txt" | head -12)"
+}
+
+# hold_limit 2: the second packet of a burst ends the hold early.
+trace_early_release()
+{
+	local rel held early
+
+	tcok qdisc add dev "$DEV" root handle 7: desync "${TRACE_OPTS[@]}" hold_limit 2 || return
+	trace_on || return
+	psend -d "$B4" -n 1 -k 5 -s 200 > /dev/null || fail "sending failed"
+	nap 0.3
+	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
+	rel=$(trace_fields desync_release held_ns early)
+	assert_eq "release events" "$(wc -l <<< "$rel")" 1
+	read -r held early <<< "$rel"
+	assert_eq "early" "$early" 1
+	assert_cmp "held_ns of a hold ended at the second packet" "$held" -lt 10000000
+	snap
+	assert_eq "tc's early_release" "${SNAP[desync:early_release]}" 1
+}
+
+trace_bpftrace_holds()
+{
+	local pid i
+
+	if ! command -v bpftrace > /dev/null; then
+		skip "bpftrace not installed (apt-get install bpftrace on the host)"
+		return
+	fi
+	tracefs_mount || { fail "cannot mount tracefs"; return; }
+	tcok qdisc add dev "$DEV" root handle 7: desync "${TRACE_OPTS[@]}" || return
+	bpftrace "$BT" > "$TMPD/bt.txt" 2>&1 &
+	pid=$!
+	defer proc_stop "$pid"
+	# Compiling the script takes seconds under emulation.
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^Tracing desync' "$TMPD/bt.txt" && break
+		kill -0 "$pid" 2>/dev/null || break
+		nap 0.1
+	done
+	grep -q '^Tracing desync' "$TMPD/bt.txt" ||
+		{ fail "bpftrace did not start: $(head -c 600 "$TMPD/bt.txt")"; return; }
+	psend -d "$B4" -n 4 -k 3 -g 200ms -s 200 > /dev/null || fail "sending failed"
+	nap 0.3
+	kill -INT "$pid"
+	wait "$pid"
+	grep -q '^@hold_us:' "$TMPD/bt.txt" || fail "no @hold_us histogram: $(cat "$TMPD/bt.txt")"
+	grep -q '^@sojourn_us:' "$TMPD/bt.txt" || fail "no @sojourn_us histogram: $(cat "$TMPD/bt.txt")"
+	# Every hold lies in [10ms, 15ms) plus timer slack: the 8K bucket.
+	grep -A3 '^@hold_us:' "$TMPD/bt.txt" | grep -q '^\[8K, 16K)' ||
+		fail "holds not in [8K, 16K) us: $(cat "$TMPD/bt.txt")"
+	note "$(cat "$TMPD/bt.txt")"
+}
+
+lib_init
+setup_topology || bail_out "cannot create the test namespaces"
+tests_run

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dsq.h	desync qdiscs as desyncctl and qsample read them over libnl
+ *
+ * One dump gives every qdisc of the host; the desync ones are kept with
+ * their device, handle, parent, the standard counters and desync's own
+ * options and xstats (pkt_sched_desync.h).
+ */
+#ifndef DSQ_H
+#define DSQ_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pkt_sched_desync.h"
+
+struct nl_sock;
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* What "tc -s" prints for every qdisc: gnet_stats basic and queue. */
+struct dsq_stats {
+	uint64_t	bytes;
+	uint64_t	packets;
+	uint64_t	drops;
+	uint64_t	overlimits;
+	uint64_t	requeues;
+	uint64_t	backlog;	/* bytes */
+	uint64_t	qlen;		/* packets */
+};
+
+struct dsq {
+	char			dev[IF_NAMESIZE];
+	int			ifindex;
+	uint32_t		handle;
+	uint32_t		parent;
+	struct dsq_stats	st;
+	/* Options as they cross netlink (times in us), see has_opt */
+	uint64_t		opt[TCA_DESYNC_MAX + 1];
+	bool			has_opt[TCA_DESYNC_MAX + 1];
+	struct tc_desync_xstats	xs;
+	bool			has_xs;
+};
+
+struct dsq_list {
+	struct dsq	*v;
+	size_t		n;
+};
+
+/* A route socket with extended acks on; NULL with a message on stderr. */
+struct nl_sock *dsq_open(void);
+void dsq_close(struct nl_sock *sk);
+/* "desyncctl: WHAT: libnl's reason: the kernel's extack message" */
+void dsq_report(const char *what, int nlerr);
+
+/*
+ * Every desync qdisc of the devices named in @devs (@ndev of them; all
+ * devices when @ndev is 0), sorted by device, then parent, then handle.
+ * A device that does not exist is an error (-ENODEV, with a message).
+ */
+int dsq_collect(struct nl_sock *sk, char *const *devs, int ndev,
+		struct dsq_list *out);
+void dsq_list_free(struct dsq_list *l);
+
+/*
+ * Standard counters of the qdisc @handle of @ifindex, whatever its kind.
+ * Quiet: returns a negative libnl error for dsq_report().
+ */
+int dsq_get_stats(struct nl_sock *sk, int ifindex, uint32_t handle,
+		  struct dsq_stats *st);
+
+/* "8001:" or "1:2" as tc prints handles; "root", "ingress" for parents. */
+void dsq_fmt_handle(char *buf, size_t len, uint32_t handle);
+void dsq_fmt_parent(char *buf, size_t len, uint32_t parent);
+
+/* Option names in the order "tc qdisc show" prints them. */
+extern const int dsq_opt_order[];
+extern const size_t dsq_opt_count;
+const char *dsq_opt_name(int type);
+const char *dsq_group_by_name(uint64_t v, char *buf, size_t len);
+bool dsq_opt_is_time(int type);
+
+/* Output formats, one file each. */
+void dsq_print_text(FILE *f, const struct dsq_list *l);
+void dsq_print_json(FILE *f, const struct dsq_list *l);
+void dsq_print_prom(FILE *f, const struct dsq_list *l);
+int dsq_top(struct nl_sock *sk, char *const *devs, int ndev,
+	    double interval, long count);
+
+#endif /* DSQ_H */

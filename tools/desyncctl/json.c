@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * json.c	"desyncctl show --json": the keys of "tc -s -j qdisc show"
+ *
+ * An array of qdisc objects.  Counters and xstats sit at the top level
+ * and options under "options", with the tc plugin's names and units
+ * (times as integers: us for options, ns for hold_time), so a script can
+ * read either tool's output.  Unlike tc, each object also names its
+ * device.  The seed is a string: most JSON readers keep numbers in
+ * doubles and would round it.
+ */
+#include <inttypes.h>
+
+#include "dsq.h"
+
+/* Device names may hold any byte but '/', NUL and blanks: escape them. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_opt(FILE *f, const struct dsq *d, int type)
+{
+	uint64_t v = d->opt[type];
+	const char *sep = "";
+	char buf[32];
+	int prio;
+
+	fprintf(f, "\"%s\":", dsq_opt_name(type));
+	switch (type) {
+	case TCA_DESYNC_GROUP_BY:
+		fprintf(f, "\"%s\"", dsq_group_by_name(v, buf, sizeof(buf)));
+		break;
+	case TCA_DESYNC_SLOT:
+		if (v == TC_DESYNC_SLOT_RANDOM)
+			fputs("\"random\"", f);
+		else
+			fprintf(f, "\"%" PRIu64 "\"", v);
+		break;
+	case TCA_DESYNC_SEED:
+		fprintf(f, "\"%" PRIu64 "\"", v);
+		break;
+	case TCA_DESYNC_BYPASS_PRIO:
+		fputc('[', f);
+		for (prio = 0; prio <= TC_DESYNC_BYPASS_PRIO_MAX; prio++) {
+			if (v & (1ULL << prio)) {
+				fprintf(f, "%s%d", sep, prio);
+				sep = ",";
+			}
+		}
+		fputc(']', f);
+		break;
+	default:
+		fprintf(f, "%" PRIu64, v);
+	}
+}
+
+static void json_one(FILE *f, const struct dsq *d)
+{
+	const struct tc_desync_xstats *x = &d->xs;
+	const char *sep = "";
+	char h[16], p[16];
+	size_t i;
+
+	dsq_fmt_handle(h, sizeof(h), d->handle);
+	dsq_fmt_parent(p, sizeof(p), d->parent);
+	fputs("{\"dev\":", f);
+	json_str(f, d->dev);
+	fprintf(f, ",\"kind\":\"desync\",\"handle\":\"%s\",\"parent\":\"%s\",",
+		h, p);
+	fputs("\"options\":{", f);
+	for (i = 0; i < dsq_opt_count; i++) {
+		if (!d->has_opt[dsq_opt_order[i]])
+			continue;
+		fputs(sep, f);
+		json_opt(f, d, dsq_opt_order[i]);
+		sep = ",";
+	}
+	fputs("},", f);
+	fprintf(f, "\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64 ",\"drops\":%" PRIu64
+		",\"overlimits\":%" PRIu64 ",\"requeues\":%" PRIu64
+		",\"backlog\":%" PRIu64 ",\"qlen\":%" PRIu64,
+		d->st.bytes, d->st.packets, d->st.drops, d->st.overlimits,
+		d->st.requeues, d->st.backlog, d->st.qlen);
+	if (d->has_xs)
+		fprintf(f, ",\"bursts\":%llu,\"held\":%llu,\"hold_time\":%llu,\"early_release\":%llu,\"ce_mark\":%llu,\"drop_overlimit\":%llu,\"bypass\":%llu,\"throttled\":%llu,\"groups_active\":%u,\"groups_held\":%u",
+			(unsigned long long)x->bursts,
+			(unsigned long long)x->held,
+			(unsigned long long)x->hold_time,
+			(unsigned long long)x->early_release,
+			(unsigned long long)x->ce_mark,
+			(unsigned long long)x->drop_overlimit,
+			(unsigned long long)x->bypass,
+			(unsigned long long)x->throttled,
+			x->groups_active, x->groups_held);
+	fputc('}', f);
+}
+
+void dsq_print_json(FILE *f, const struct dsq_list *l)
+{
+	size_t i;
+
+	fputc('[', f);
+	for (i = 0; i < l->n; i++) {
+		if (i)
+			fputc(',', f);
+		json_one(f, &l->v[i]);
+	}
+	fputs("]\n", f);
+}
