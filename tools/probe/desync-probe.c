@@ -219,6 +219,7 @@ struct send_opts {
 	int prio;		/* SO_PRIORITY, -1 = leave */
 	int tos;		/* TOS / TCLASS byte, -1 = leave */
 	long long mark;		/* SO_MARK, -1 = leave */
+	unsigned long mark_cycle;	/* > 0: packet i gets mark + i % mark_cycle */
 	unsigned long long pacing;	/* SO_MAX_PACING_RATE, bytes/s */
 	int64_t txtime_ns;	/* SO_TXTIME offset from send time, -1 = off */
 	int sndbuf;
@@ -238,13 +239,13 @@ static int do_send(int argc, char **argv)
 		.burst_gap_ns = 100 * 1000000LL, .size = 64,
 		.prio = -1, .tos = -1, .mark = -1, .txtime_ns = -1,
 	};
-	unsigned long sent = 0, errors = 0, b, k;
+	unsigned long sent = 0, errors = 0, npkt = 0, b, k;
 	char *buf, cbuf[CMSG_SPACE(sizeof(uint64_t))];
 	struct dest dsts[MAX_DST];
 	int c, d;
 	int64_t start;
 
-	while ((c = getopt(argc, argv, "d:p:n:k:g:i:s:P:T:m:R:E:b:S:ov")) != -1) {
+	while ((c = getopt(argc, argv, "d:p:n:k:g:i:s:P:T:m:M:R:E:b:S:ov")) != -1) {
 		switch (c) {
 		case 'd':
 			if (o.ndst == MAX_DST)
@@ -260,6 +261,7 @@ static int do_send(int argc, char **argv)
 		case 'P': o.prio = parse_u64(optarg, "priority"); break;
 		case 'T': o.tos = parse_u64(optarg, "tos"); break;
 		case 'm': o.mark = parse_u64(optarg, "mark"); break;
+		case 'M': o.mark_cycle = parse_u64(optarg, "mark cycle"); break;
 		case 'R': o.pacing = parse_u64(optarg, "rate") / 8; break;
 		case 'E': o.txtime_ns = parse_time(optarg); break;
 		case 'b': o.sndbuf = parse_u64(optarg, "sndbuf"); break;
@@ -277,6 +279,8 @@ static int do_send(int argc, char **argv)
 		die("send: size too large");
 	if (o.bursts * o.pkts > MAX_RECORDS)
 		die("send: too many packets");
+	if (o.mark_cycle && o.mark < 0)
+		o.mark = 0;
 
 	for (d = 0; d < o.ndst; d++)
 		open_sender(&o, o.dst[d], &dsts[d]);
@@ -297,6 +301,18 @@ static int do_send(int argc, char **argv)
 
 				if (o.rotate && (unsigned long)d != b % o.ndst)
 					continue;
+				/*
+				 * A new mark per packet: under group_by mark each
+				 * packet opens a group of its own, a flood of new
+				 * groups from one socket.
+				 */
+				if (o.mark_cycle) {
+					unsigned int m = o.mark + npkt % o.mark_cycle;
+
+					if (setsockopt(dsts[d].fd, SOL_SOCKET, SO_MARK, &m, sizeof(m)))
+						die("SO_MARK: %s", strerror(errno));
+				}
+				npkt++;
 				mono = send_one(&o, &dsts[d], buf, cbuf, sizeof(cbuf), b, k);
 				if (!k && mono >= 0 && (!d || o.rotate))
 					bstart = mono;
@@ -791,7 +807,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s send -d ADDR [-d ADDR...] [-p PORT] [-n BURSTS] [-k PKTS] [-g BURST_GAP] [-i PKT_GAP]\n"
-		"              [-s SIZE] [-P PRIO] [-T TOS] [-m MARK] [-R RATE_BIT] [-E TXTIME_OFF]\n"
+		"              [-s SIZE] [-P PRIO] [-T TOS] [-m MARK [-M N]] [-R RATE_BIT] [-E TXTIME_OFF]\n"
 		"              [-b SNDBUF] [-S STREAM] [-o] [-v]\n"
 		"       %s recv [-l ADDR] [-p PORT] [-t TIMEOUT] [-q QUIET] [-c COUNT] [-r READY_FILE]\n"
 		"              [-b RCVBUF] [-u] [-v]\n"
@@ -801,6 +817,7 @@ static void usage(void)
 		"silence between the last packet of a burst and the next burst. Every\n"
 		"packet goes to each -d ADDR[,mark=N][,prio=N], or with -o each burst to\n"
 		"the next one (one socket each, so each has its own source port).\n"
+		"-M N gives the i-th packet sent mark MARK + i %% N (MARK defaults to 0).\n"
 		"recv prints its results on SIGTERM too.\n",
 		prog, prog, prog, prog);
 }

@@ -169,8 +169,9 @@ main()
 			modules_install >&2 || die "modules_install failed"
 		mkdir -p "$root/boot" "$root/usr/src"
 		cp "$obj/arch/x86/boot/bzImage" "$root/boot/vmlinuz-$kver"
-		# PVH: qemu boots the ELF directly, skipping the decompressor.
-		cp "$obj/vmlinux" "$root/boot/vmlinux-$kver"
+		# No ELF for a PVH boot (run.sh prefers one): the PVH entry runs
+		# KASAN-instrumented code before the shadow exists, and the
+		# guest resets before its first console line.  The bzImage boots.
 		# Out-of-tree modules build against the object tree itself.
 		ln -sfn "$obj" "$root/usr/src/linux-headers-$kver"
 		ln -sfn "$obj" "$root/lib/modules/$kver/build"
@@ -179,6 +180,8 @@ main()
 		warn "built $kver in $((SECONDS - t0)) s"
 	fi
 	kver=$(cat "$obj/include/config/kernel.release")
+	# Left by builds before the above; it would be booted first.
+	rm -f "$root/boot/vmlinux-$kver"
 
 	mkdir -p "$KCACHE"
 	ln -sfn "$root" "$KCACHE/$kver"

@@ -1,0 +1,225 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Overload: a 65536-group table with 60000 groups queued at once keeps
+# its memory at what the table and the packets cost (groups x 68 B,
+# allocated when the qdisc is configured, nothing per group or flow met),
+# and a flood of new groups, every packet a new held group, neither
+# delays a steady flow beyond its own hold nor loses a packet uncounted.
+# Bypass floods (zero-length UDP, bypass_prio, EDT stamps) are covered by
+# bypass_flood_shared in desync_bypass.sh.
+#
+# Usage: desync_overload.sh      (root, in the test VM; see selftests/README.md)
+
+ALL_TESTS="
+	overload_groups_memory
+	overload_new_group_flood
+"
+# Timing windows: a failure is retried once, and the retry reported.
+RETRY_TESTS="overload_new_group_flood"
+
+# shellcheck source=selftests/lib.sh
+source "$(dirname "$(readlink -f "$0")")/lib.sh"
+
+# Documentation/design.md: one 64-byte group and one 4-byte heap slot per
+# group, and the qdisc's private area in a 1 KiB slab object.
+GROUP_BYTES=68
+# Slab, page-allocator and vmalloc noise of a VM that runs nothing else:
+# under 100 kB measured here.
+MEM_TOLERANCE_KB=1024
+
+# Unreclaimable kernel memory that a qdisc table or a queued packet can
+# take, in kB: slab (kmalloc of the group table and of skbs lands there,
+# large kmallocs included) plus vmalloc (kvcalloc's fallback).  Empty
+# slabs are handed back first, so freed skbs do not count.
+kmem_kb()
+{
+	local f k v su=0 vm=0
+
+	echo 3 > /proc/sys/vm/drop_caches
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 > "$f" 2>/dev/null
+	done
+	while read -r k v _; do
+		case $k in
+		SUnreclaim:) su=$v ;;
+		VmallocUsed:) vm=$v ;;
+		esac
+	done < /proc/meminfo
+	echo $((su + vm))
+}
+
+mem_available_kb()
+{
+	local k v
+
+	while read -r k v _; do
+		[ "$k" == MemAvailable: ] && { echo "$v"; return; }
+	done < /proc/meminfo
+}
+
+# A counter of /proc/net/snmp (e.g. Udp InErrors) in a namespace.
+snmp_get()	# NS PROTO FIELD
+{
+	ip netns exec "$1" cat /proc/net/snmp | awk -v p="$2:" -v f="$3" '
+		$1 == p && !hdr { for (i = 2; i <= NF; i++) col[$i] = i; hdr = 1; next }
+		$1 == p && hdr { print $col[f] + 0; exit }'
+}
+
+# (a) groups 65536 and 60000 groups each sent one packet, every one a
+# burst start held 750ms-1s, on a dummy device behind a tbf slow enough
+# that the released groups keep their packets too: tens of thousands of
+# groups queued at once.  Then the tbf opens and everything drains.
+overload_groups_memory()
+{
+	local groups=65536 n=60000 out=$TMPD/mem m0 m1 mpeak m2 m3 a0 a1 qpeak busy
+	local expect_kb sent tx
+
+	dummy_add 1500 || { fail "cannot add $DUMMY"; return; }
+	defer dummy_del
+	note "sch_desync module: $(grep '^sch_desync ' /proc/modules | awk '{ print $2 }') bytes"
+
+	# About ten 64-byte datagrams a second leave: all but a few stay.
+	tcok qdisc add dev "$DUMMY" root handle 1: tbf rate 8kbit burst 2000 latency 100s ||
+		return
+	m0=$(kmem_kb)
+	a0=$(mem_available_kb)
+	tcok qdisc add dev "$DUMMY" parent 1: handle 10: desync group_by mark groups $groups \
+		limit 100000 hold_limit 100000 offset_max 1s spread 0 slots 4 slot 3 || return
+	m1=$(kmem_kb)
+	a1=$(mem_available_kb)
+	expect_kb=$(((groups * GROUP_BYTES + 1023) / 1024 + 1))
+	note "table: SUnreclaim+VmallocUsed +$((m1 - m0)) kB, MemAvailable -$((a0 - a1)) kB," \
+	     "expected $expect_kb kB ($groups x $GROUP_BYTES B + 1 KiB)"
+	assert_range "kB taken by adding a $groups-group desync" $((m1 - m0)) \
+		$((expect_kb - MEM_TOLERANCE_KB)) $((expect_kb + MEM_TOLERANCE_KB))
+
+	# Marks 1..n: mark modulo groups is the group, so n distinct groups,
+	# one packet each, every one a burst start.  The send buffer takes
+	# all of them while they wait.
+	ip netns exec "$NS_A" "$PROBE" send -d "$DUMMY_DST" -n 1 -k $n -s 64 -m 1 -M $n \
+		-b 100000000 > "$out.tx" 2>&1
+	snap "$DUMMY"
+	busy=$((${SNAP[desync:groups_active]:-0} + ${SNAP[desync:groups_held]:-0}))
+	qpeak=${SNAP[desync:qlen]}
+	mpeak=$(kmem_kb)
+	read -r sent <<< "$(awk '$1 == "sent" { print $7 }' "$out.tx")"
+	note "after sending $sent: groups_active ${SNAP[desync:groups_active]}" \
+	     "groups_held ${SNAP[desync:groups_held]}, qlen $qpeak," \
+	     "kmem +$((mpeak - m1)) kB over the empty table" \
+	     "($(((mpeak - m1) * 1024 / (qpeak > 0 ? qpeak : 1))) B per queued packet)"
+	assert_eq "datagrams sent" "$sent" $n
+	assert_cmp "groups with packets at once" "$busy" -ge $((n * 4 / 5))
+	# Queued packets cost their skbs and nothing else: 1.3 kB (6.12) to
+	# 1.9 kB (6.1) each for 64 bytes of payload under slub_debug here.
+	assert_cmp "kB above the table with $qpeak packets queued" $((mpeak - m1)) \
+		-le $((qpeak * 3 + MEM_TOLERANCE_KB))
+
+	tcok qdisc change dev "$DUMMY" root handle 1: tbf rate 10gbit burst 1mb latency 10ms ||
+		return
+	check_drained_dev "$DUMMY"
+	tx=$(ip netns exec "$NS_A" cat "/sys/class/net/$DUMMY/statistics/tx_packets")
+	note "bursts ${SNAP[desync:bursts]} held ${SNAP[desync:held]} sent ${SNAP[desync:packets]}" \
+	     "drops ${SNAP[desync:drops]}/${SNAP[tbf:drops]} (desync/tbf)," \
+	     "early_release ${SNAP[desync:early_release]}, $DUMMY tx_packets $tx"
+	assert_eq "bursts (one per group)" "${SNAP[desync:bursts]}" $n
+	assert_eq "held packets" "${SNAP[desync:held]}" $n
+	assert_eq "drops" "${SNAP[tbf:drops]}" 0
+	assert_eq "sent = packets through desync" "${SNAP[desync:packets]}" $n
+	assert_cmp "$DUMMY tx_packets" "$tx" -ge $n
+
+	m2=$(kmem_kb)
+	note "drained: kmem $((m2 - m1)) kB against the empty table"
+	assert_range "kB left after $n groups met and drained" $((m2 - m1)) \
+		$((-MEM_TOLERANCE_KB)) $MEM_TOLERANCE_KB
+	tca qdisc del dev "$DUMMY" parent 1: handle 10:
+	m3=$(kmem_kb)
+	note "deleted: kmem $((m3 - m0)) kB against before the qdisc"
+	assert_range "kB left after delete" $((m3 - m0)) $((-MEM_TOLERANCE_KB)) $MEM_TOLERANCE_KB
+}
+
+# check_drained for another device than $DEV: desync empty, no group
+# active or held.
+check_drained_dev()	# DEV
+{
+	local i
+
+	for ((i = 0; i < 300; i++)); do
+		snap "$1"
+		[ "${SNAP[desync:qlen]}" == 0 ] && [ "${SNAP[desync:groups_held]}" == 0 ] && break
+		nap 0.1
+	done
+	assert_eq "backlog/qlen" "${SNAP[desync:backlog]}/${SNAP[desync:qlen]}" "0/0"
+	assert_eq "groups_active/groups_held when empty" \
+		"${SNAP[desync:groups_active]}/${SNAP[desync:groups_held]}" "0/0"
+}
+
+# (b) One steady flow (a datagram every 3ms, mark 0) and, once its own
+# hold is over, a flood of 20000 datagrams each with a new mark: 20000 new
+# groups, each held.  Every hold lies in [150ms, 200ms) (offset_max 200ms,
+# slot 3 of 4), so a hold cannot hide in emulator jitter: the steady
+# flow's first packet waits at least 150ms, and none after its hold may
+# wait that long, whatever the flood does.  Every datagram is received
+# or counted as dropped.
+overload_new_group_flood()
+{
+	local out=$TMPD/flood om_us=200000 lo_us=150000 k=1500 gap_ms=3 nf=20000 pid fpid
+	local sent_s sent_f rx drops in0 in1 late worst first held_mid from
+
+	# idle far above the steady flow's spacing: it is held once, at its
+	# start, however the flood delays the sender.
+	tcok qdisc add dev "$DEV" root desync group_by mark groups 65536 idle 500ms \
+		offset_max 200ms spread 0 slots 4 slot 3 limit 100000 || return
+	in0=$(snmp_get "$NS_B" Udp InErrors)
+	recv_start "$out" -l 0.0.0.0 -q 3s -t 60s -b 200000000 -v
+	psend -d "$B4" -n 1 -k $k -i ${gap_ms}ms -s 100 -m 0 > "$out.steady" 2>&1 &
+	pid=$!
+	# The steady flow's hold is over before the flood starts.
+	nap 0.5
+	psend -d "$B4" -n 1 -k $nf -s 64 -S 1 -m 1 -M $nf -b 100000000 > "$out.flood" 2>&1 &
+	fpid=$!
+	nap 1
+	snap
+	held_mid=${SNAP[desync:groups_held]}
+	wait "$fpid"
+	wait "$pid"
+	check_drained
+	recv_stop
+	in1=$(snmp_get "$NS_B" Udp InErrors)
+
+	sent_s=$(awk '$1 == "sent" { print $7 }' "$out.steady")
+	sent_f=$(awk '$1 == "sent" { print $7 }' "$out.flood")
+	rx=$(sfield "$out" pkts)
+	drops=${SNAP[desync:drops]}
+	# Packets sent after the steady flow's hold and the queue behind it
+	# (200ms of hold plus slack) have gone.
+	from=$(((om_us / 1000 + SLACK_MS) / gap_ms + 1))
+	first=$(awk '$1 == "pkt" && $3 == 0 && $7 == 0 { print $9 }' "$out")
+	late=$(awk -v from="$from" '$1 == "pkt" && $3 == 0 && $7 >= from { print $9 }' "$out" |
+		sort -n | tail -1)
+	worst=$(awk '$1 == "pkt" && $3 == 0 { print $9 }' "$out" | sort -n | tail -1)
+	note "steady $sent_s + flood $sent_f sent, $rx received, desync drops $drops," \
+	     "UDP InErrors $((in1 - in0)); groups_held 1s into the flood $held_mid;" \
+	     "bursts ${SNAP[desync:bursts]} held ${SNAP[desync:held]};" \
+	     "steady delay: first ${first}us, max ${worst}us, from packet $from on max ${late}us" \
+	     "(baseline ${BASE_US}us)"
+	assert_eq "steady datagrams sent" "$sent_s" $k
+	assert_eq "flood datagrams sent" "$sent_f" $nf
+	# The flood overlaps the holds (677 held on 6.12, 196 on 6.1 with its
+	# slower HPET clock, here).
+	assert_cmp "groups held 1s into the flood" "$held_mid" -ge 20
+	# Every flood packet and the steady flow's start: one burst each.
+	assert_eq "bursts" "${SNAP[desync:bursts]}" $((nf + 1))
+	assert_eq "sent - (received + qdisc drops + UDP InErrors)" \
+		$((sent_s + sent_f - rx - drops - (in1 - in0))) 0
+	assert_eq "desync drops (limit above the flood)" "$drops" 0
+	assert_range "steady flow's first delay (us): its hold" "$first" \
+		$((lo_us - 2000)) $((om_us + BASE_US + SLACK_MS * 1000))
+	assert_cmp "worst steady delay (us)" "$worst" -le $((om_us + BASE_US + SLACK_MS * 1000))
+	assert_cmp "worst steady delay after its hold (us): below any hold" "$late" -lt $lo_us
+}
+
+lib_init
+setup_topology || bail_out "cannot create the test namespaces"
+measure_baseline || bail_out "cannot measure the baseline delay"
+tests_run
