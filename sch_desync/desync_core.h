@@ -133,6 +133,7 @@ struct desync_params {
 	u32		slots;			/* >= 1 */
 	u32		slot;			/* < slots or DESYNC_SLOT_RANDOM */
 	u32		hold_limit;		/* segments, >= 1 */
+	u32		held_max;		/* segments in all holds, 0: no bound */
 	u32		quantum;		/* DRR bytes per round */
 	u32		group_by;		/* DESYNC_GROUP_BY_* */
 	u32		spread;			/* of the last burst, in 1/65536 */
@@ -169,6 +170,7 @@ struct desync_sched {
 	u32			rr_tail;
 	u32			groups_active;	/* ACTIVE */
 	u32			groups_held;
+	u32			held_segs;	/* segments in HELD groups */
 	u32			hold_slack_ns;	/* see desync_set_hold_slack() */
 	s64			bypass_credit;	/* bytes it may still go first */
 	u64			rng;
@@ -521,12 +523,25 @@ static inline void desync_release(struct desync_sched *s, u32 idx, u64 at,
 
 	desync_heap_remove(s, idx);
 	s->groups_held--;
+	s->held_segs -= g->segs;
 	g->hold_ns = (u32)(at - desync_hold_start(g));
 	s->st.hold_time_ns += g->hold_ns;
 	if (early)
 		s->st.early_release++;
 	desync_event_release(s, idx, g->hold_ns, early);
 	desync_activate(s, idx, at);
+}
+
+/*
+ * hold_limit bounds one group's hold; many groups starting at once (a
+ * flood of new destinations) could still fill 'limit' with held packets
+ * and make the active groups drop.  Beyond held_max segments in all holds,
+ * the holds due first end early.
+ */
+static inline void desync_bound_held(struct desync_sched *s, u64 now)
+{
+	while (s->p.held_max && s->held_segs > s->p.held_max && s->heap_len)
+		desync_release(s, s->heap[0], now, true);
 }
 
 static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
@@ -586,9 +601,11 @@ static inline void desync_enqueue_slot(struct desync_sched *s, u32 idx,
 
 	if (g->state == DESYNC_HELD) {
 		s->st.held++;
+		s->held_segs += segs;
 		/* A hold must never cost a drop: let a big burst go early. */
 		if (g->segs >= s->p.hold_limit)
 			desync_release(s, idx, now, true);
+		desync_bound_held(s, now);
 	}
 }
 
@@ -783,6 +800,8 @@ static inline void desync_remove(struct desync_sched *s, u32 idx, u32 segs,
 {
 	struct desync_group *g = &s->groups[idx];
 
+	if (g->state == DESYNC_HELD)
+		s->held_segs -= segs;
 	g->segs -= segs;
 	if (!g->segs)
 		desync_group_emptied(s, idx, now);
@@ -791,7 +810,8 @@ static inline void desync_remove(struct desync_sched *s, u32 idx, u32 segs,
 /*
  * New parameters apply to bursts already held: a hold longer than the new
  * offset_max is cut short, and a group at or over the new hold_limit goes
- * at once.  O(ngroups), for the configuration path only.
+ * at once, as do the holds due first beyond a new held_max.  O(ngroups),
+ * for the configuration path only.
  */
 static inline void desync_apply_params(struct desync_sched *s, u64 now)
 {
@@ -812,6 +832,7 @@ static inline void desync_apply_params(struct desync_sched *s, u64 now)
 			desync_heap_sift_up(s, g->heap_pos, i);
 		}
 	}
+	desync_bound_held(s, now);
 }
 
 /* Forget all queued state; the caller has freed the packets. */
@@ -836,6 +857,7 @@ static inline void desync_reset(struct desync_sched *s)
 	s->rr_tail = DESYNC_NONE;
 	s->groups_active = 0;
 	s->groups_held = 0;
+	s->held_segs = 0;
 	s->bypass_credit = DESYNC_BYPASS_BURST;
 }
 

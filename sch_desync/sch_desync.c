@@ -920,6 +920,8 @@ static void desync_set_params(struct desync_sched_data *q,
 	p->slots = cfg->slots;
 	p->slot = cfg->slot;
 	p->hold_limit = cfg->hold_limit;
+	/* Holds leave half of 'limit' to the groups that may send. */
+	p->held_max = max(cfg->limit / 2, 1U);
 	p->ce_threshold_ns = (u64)cfg->ce_threshold_us * NSEC_PER_USEC;
 	p->spread = DIV_ROUND_UP(cfg->spread << 16, 100);
 	p->quantum = quantum;

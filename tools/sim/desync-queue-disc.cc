@@ -19,6 +19,7 @@
 #include "ns3/socket.h"
 #include "ns3/tcp-header.h"
 
+#include <algorithm>
 #include <list>
 
 
@@ -130,6 +131,7 @@ void DesyncQueueDisc::Configure(const DesyncConfig &cfg, uint64_t seed,
 	p->slots = cfg.slots;
 	p->slot = cfg.slot_rank ? rank % cfg.slots : cfg.slot;
 	p->hold_limit = cfg.hold_limit;
+	p->held_max = std::max(cfg.limit / 2, 1U);	/* as the module */
 	p->ce_threshold_ns = static_cast<uint64_t>(cfg.ce_threshold_us) * 1000;
 	p->quantum = std::min(std::max(quantum, DESYNC_QUANTUM_MIN), DESYNC_QUANTUM_MAX);
 	p->group_by = cfg.group_by;

@@ -150,7 +150,7 @@ static u32 sim_dequeue(struct sim *sim, u64 now, u32 *len, u64 *ready)
 static void check_invariants(const struct sim *sim)
 {
 	const struct desync_sched *s = &sim->s;
-	u32 i, active = 0, held = 0, heaped = 0, listed = 0;
+	u32 i, active = 0, held = 0, heaped = 0, listed = 0, held_segs = 0;
 
 	for (i = 0; i < s->ngroups; i++) {
 		const struct desync_group *g = &s->groups[i];
@@ -162,6 +162,7 @@ static void check_invariants(const struct sim *sim)
 		case DESYNC_HELD:
 			held++;
 			heaped++;
+			held_segs += g->segs;
 			CHECK(g->segs > 0);
 			break;
 		case DESYNC_ACTIVE:
@@ -176,6 +177,8 @@ static void check_invariants(const struct sim *sim)
 		listed++;
 	CHECK(s->groups_active == active);
 	CHECK(s->groups_held == held);
+	CHECK(s->held_segs == held_segs);
+	CHECK(!s->p.held_max || held_segs <= s->p.held_max);
 	CHECK(s->heap_len == heaped);
 	for (i = 1; i < s->heap_len; i++)
 		CHECK(!desync_time_before(s->groups[s->heap[i]].release_ns,
@@ -489,6 +492,51 @@ static void test_slot_per_start(void)
 }
 
 /* Every burst start and hold end reaches the caller's hooks, with its values. */
+/*
+ * Many groups starting at once may hold at most held_max segments in
+ * all; beyond, the holds due first go early and the later ones stay.
+ */
+static void test_held_bound(void)
+{
+	static u64 due[1000];
+	struct sim sim;
+	u64 first_due = ~0ULL;
+	u32 i, early = 0;
+
+	sim_init(&sim, 1024, 21);
+	sim.s.p.offset_max_ns = 100 * MS;
+	sim.s.p.held_max = 100;
+	for (i = 0; i < 1000; i++) {
+		sim_enqueue(&sim, i, 1000, 1 * MS);
+		due[i] = sim.s.groups[i].state == DESYNC_HELD ?
+			 sim.s.groups[i].release_ns : 0;
+		CHECK(sim.s.held_segs <= 100);
+		check_invariants(&sim);
+	}
+	CHECK(sim.s.groups_held == 100);
+	CHECK(sim.s.st.early_release == 900);
+	CHECK(sim.s.st.bursts == 1000);
+	/* The holds that went early were due before every one still held. */
+	for (i = 0; i < 1000; i++)
+		if (sim.s.groups[i].state == DESYNC_HELD &&
+		    sim.s.groups[i].release_ns < first_due)
+			first_due = sim.s.groups[i].release_ns;
+	for (i = 0; i < 1000; i++) {
+		if (sim.s.groups[i].state != DESYNC_ACTIVE)
+			continue;
+		early++;
+		/* due 0: it was the earliest at its own start and went at once. */
+		CHECK(due[i] <= first_due);
+	}
+	CHECK(early == 900);
+	/* A lower bound applies to what is held already. */
+	sim.s.p.held_max = 10;
+	desync_apply_params(&sim.s, 2 * MS);
+	CHECK(sim.s.groups_held == 10 && sim.s.held_segs == 10);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
 static void test_events(void)
 {
 	struct sim sim;
@@ -625,6 +673,7 @@ static void test_heap_against_model(void)
 	sim.s.p.offset_max_ns = 20 * MS;
 	sim.s.p.idle_ns = 1 * MS;
 	sim.s.p.hold_limit = 5;
+	sim.s.p.held_max = 40;
 	for (step = 0; step < 20000; step++) {
 		u32 r = (u32)desync_rand_next(&seed);
 		u32 idx = r % 64;
@@ -1010,6 +1059,7 @@ static const struct test tests[] = {
 	{ "slots", test_slots },
 	{ "slot_per_start", test_slot_per_start },
 	{ "events", test_events },
+	{ "held_bound", test_held_bound },
 	{ "seed_determinism", test_seed_determinism },
 	{ "marking", test_marking },
 	{ "time_wraparound", test_time_wraparound },
