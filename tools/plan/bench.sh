@@ -20,3 +20,4 @@ if [ $# -eq 0 ]; then
 	cat "$OUT/compare.md"
 fi
 /usr/bin/python3 "$HERE/bench.py" "$OUT" "$@"
+/usr/bin/python3 "$HERE/plot.py" "$OUT"
