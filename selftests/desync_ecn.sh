@@ -116,7 +116,14 @@ ce_hold_slack()
 	snap "$DUMMY"
 	assert_eq "packets sent" "${SNAP[desync:packets]}" 33
 	assert_cmp "held" "${SNAP[desync:held]}" -ge 11
-	assert_eq "ce_mark on an empty link" "${SNAP[desync:ce_mark]}" 0
+	# The defect marked 31 of 33.  Under emulation a release's later
+	# packets can leave more than 1ms after it when the vCPU stalls
+	# between two dequeues (1-4 of 33 seen on both kernels): that is real
+	# host queueing, and a tenth of the held packets still tells the two
+	# apart.
+	note "ce_mark ${SNAP[desync:ce_mark]} of ${SNAP[desync:held]} held"
+	assert_cmp "ce_mark on an empty link" "${SNAP[desync:ce_mark]}" -le \
+		$(( ${SNAP[desync:held]} / 10 ))
 }
 
 lib_init
