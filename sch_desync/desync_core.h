@@ -565,6 +565,22 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
 }
 
 /*
+ * The shortest silence that can end a burst of a TCP sender with a
+ * smoothed round trip of @srtt_ns, for its segment that has @in_flight
+ * (non-zero) data sent before it and not yet acknowledged.  Waiting for
+ * ACKs it is silent for up to a round trip: two of them keep its ACK
+ * clock from being taken for new bursts.  With nothing in flight it waits
+ * for no ACK, and idle_ns alone decides (0): its srtt says nothing then,
+ * and the holds themselves inflate it (a segment held for h measures a
+ * round trip of h), so trusting it would let one window of holds hide
+ * every burst start that follows within two of them.
+ */
+static inline u64 desync_sender_idle(u64 srtt_ns, bool in_flight)
+{
+	return in_flight ? 2 * srtt_ns : 0;
+}
+
+/*
  * Account a packet of @segs segments the caller has just appended to
  * group @idx at @now.  The packet belongs to the burst it arrives in: a
  * group that was empty and silent for idle_ns starts a new one.

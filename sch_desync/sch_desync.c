@@ -299,22 +299,27 @@ static u32 desync_skb_segs(const struct sk_buff *skb)
 }
 
 /*
- * Silence shorter than two smoothed round trips of the sending TCP socket
- * is its ACK clock, not the end of its burst.  Only local TCP senders are
- * known; forwarded and other traffic relies on 'idle' alone.  Only a real
- * TCP socket has a tcp_sock behind it: a raw socket of protocol TCP is
- * far smaller.
+ * Silence shorter than two smoothed round trips of a TCP socket that has
+ * data in flight is its ACK clock, not the end of its burst (see
+ * desync_sender_idle()).  Only local TCP senders are known; forwarded and
+ * other traffic relies on 'idle' alone.  Only a real TCP socket has a
+ * tcp_sock behind it: a raw socket of protocol TCP is far smaller.
  */
-static u64 desync_sender_idle(const struct sk_buff *skb)
+static u64 desync_skb_sender_idle(const struct sk_buff *skb)
 {
 	const struct sock *sk = skb->sk;
-	u32 srtt_us;
+	const struct tcp_sock *tp;
 
 	if (!sk || !sk_fullsock(sk) || !sk_is_tcp(sk))
 		return 0;
-	/* srtt_us holds the smoothed RTT in units of 1/8 us. */
-	srtt_us = READ_ONCE(tcp_sk(sk)->srtt_us) >> 3;
-	return 2ULL * srtt_us * NSEC_PER_USEC;
+	tp = tcp_sk(sk);
+	/*
+	 * packets_out counts this segment only once it has left
+	 * tcp_transmit_skb(), so here it is what was sent before it.
+	 * srtt_us holds the smoothed RTT in units of 1/8 us.
+	 */
+	return desync_sender_idle((u64)(READ_ONCE(tp->srtt_us) >> 3) * NSEC_PER_USEC,
+				  READ_ONCE(tp->packets_out) != 0);
 }
 
 static void desync_bypass_add(struct desync_sched_data *q, struct sk_buff *skb)
@@ -361,7 +366,7 @@ static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 		slot = desync_map_slot(q, pk);
 	/* The sender's round trip only matters at a possible start. */
 	desync_enqueue_slot(core, idx, now,
-			    idle ? desync_sender_idle(skb) : 0, segs, slot);
+			    idle ? desync_skb_sender_idle(skb) : 0, segs, slot);
 }
 
 static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,

@@ -15,6 +15,7 @@ ALL_TESTS="
 	seed_reproducible
 	slot_bounds
 	sender_idle_raw_tcp
+	sender_idle_app_idle
 	idle_from_emptying
 "
 # Timing windows: a failure is retried once, and the retry reported.
@@ -283,6 +284,56 @@ for rnd in range(2):
 	snap
 	assert_eq "bursts of 16 sockets sending twice 200ms apart, idle 10ms" \
 		"${SNAP[desync:bursts]}" 32
+}
+
+# Holds inflate the sender's srtt: a segment held 500-1000ms measures that
+# as its round trip.  Two such round trips once counted as the ACK clock
+# even with every byte acknowledged, so the next messages, 100ms apart,
+# went unheld as the tail of the first burst.
+sender_idle_app_idle()
+{
+	local out=$TMPD/appidle pid res rc
+
+	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 1s slots 2 slot 1 || return
+	rm -f "$TMPD/ready"
+	timeout 60 ip netns exec "$NS_B" "$PROBE" tcp-sink -l 0.0.0.0 -p 9005 -t 50s \
+		-r "$TMPD/ready" > "$out" 2>&1 &
+	pid=$!
+	defer proc_stop "$pid"
+	wait_for_file "$TMPD/ready" 100 || { fail "tcp-sink did not start"; return; }
+	res=$(pyrun '
+import fcntl, socket, struct, sys, time
+SIOCOUTQ, GAP = 0x5411, 0.1
+s = socket.create_connection((sys.argv[1], 9005), timeout=30)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+srtt = []
+for i in range(3):
+    s.sendall(b"x" * 14480)
+    # Wait until all is acknowledged: nothing in flight during the gap.
+    for _ in range(2000):
+        if not struct.unpack("i", fcntl.ioctl(s, SIOCOUTQ, b"\0" * 4))[0]:
+            break
+        time.sleep(0.005)
+    else:
+        sys.exit("message %d never acknowledged" % i)
+    info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    srtt.append(struct.unpack_from("I", info, 68)[0] // 1000)
+    time.sleep(GAP)
+s.close()
+print(min(srtt[:2]))
+' "$B4" 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		fail "TCP sender failed: $res"
+		return
+	fi
+	wait "$pid"
+	snap
+	note "srtt after the holds ${res}ms, messages 100ms apart"
+	# Two round trips longer than the gap, or the defect could not show.
+	assert_cmp "srtt inflated by the holds (ms)" "$res" -gt 50
+	assert_eq "bursts of 3 messages 100ms apart, all acked, idle 20ms" \
+		"${SNAP[desync:bursts]}" 3
 }
 
 # A group that drains slowly (behind a slow parent) is still in its burst

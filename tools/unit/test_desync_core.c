@@ -302,6 +302,36 @@ static void test_sender_round_trip_extends_idle(void)
 	sim_free(&sim);
 }
 
+/*
+ * A sender's holds inflate its srtt (a held segment measures the hold as
+ * round trip).  With nothing in flight that srtt must not hide the next
+ * burst start: one 100ms window of holds once merged every message sent
+ * within 200ms of the previous one into it.
+ */
+static void test_sender_idle_needs_data_in_flight(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS, srtt = 100 * MS;
+
+	CHECK(desync_sender_idle(srtt, true) == 2 * srtt);
+	CHECK(desync_sender_idle(srtt, false) == 0);
+
+	sim_init(&sim, 4, 18);
+	sim.s.p.offset_max_ns = 0;
+	sim_enqueue_sender(&sim, 0, 100, t, desync_sender_idle(srtt, false));
+	CHECK(sim.s.st.bursts == 1);
+	sim_dequeue(&sim, t, NULL, NULL);
+	/* 5ms later, its message acked: the application's next one. */
+	sim_enqueue_sender(&sim, 0, 100, t + 5 * MS, desync_sender_idle(srtt, false));
+	CHECK(sim.s.st.bursts == 2);
+	sim_dequeue(&sim, t + 5 * MS, NULL, NULL);
+	/* 5ms later with data in flight: its ACK clock, the same burst. */
+	sim_enqueue_sender(&sim, 0, 100, t + 10 * MS, desync_sender_idle(srtt, true));
+	CHECK(sim.s.st.bursts == 2);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
 static void test_silent_backlog_is_not_a_new_burst(void)
 {
 	struct sim sim;
@@ -1051,6 +1081,7 @@ static const struct test tests[] = {
 	{ "continuing_flow_not_held_again", test_continuing_flow_not_held_again },
 	{ "idle_edges", test_idle_edges },
 	{ "sender_round_trip_extends_idle", test_sender_round_trip_extends_idle },
+	{ "sender_idle_needs_data_in_flight", test_sender_idle_needs_data_in_flight },
 	{ "silent_backlog_is_not_a_new_burst", test_silent_backlog_is_not_a_new_burst },
 	{ "slow_drain_is_not_a_new_burst", test_slow_drain_is_not_a_new_burst },
 	{ "hold_ends_at_release", test_hold_ends_at_release },
