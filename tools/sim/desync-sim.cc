@@ -48,6 +48,7 @@ struct Conn {
 	uint64_t queued = 0;	/* bytes handed to TCP so far, in total */
 	uint64_t rcvd = 0;
 	uint64_t srttNs = 0;
+	SequenceNumber32 una;	/* the highest ACK the sender has had */
 	bool connected = false;
 	bool late = false;	/* OSP stage 2: sent after the barrier */
 	uint32_t prio = 0;	/* SO_PRIORITY */
@@ -207,14 +208,19 @@ Ptr<QueueDisc> Cluster::InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host)
 	return qd;
 }
 
-/* desync_sender_idle(): two smoothed round trips of the sending socket. */
+/*
+ * The module's desync_skb_sender_idle(): the core's rule on the sending
+ * socket's srtt and on whether data sent before this segment is unacked.
+ */
 uint64_t Cluster::SenderIdle(uint32_t host, const TcpHeader &th) const
 {
 	auto it = m_bySport[host].find(th.GetSourcePort());
 
 	if (it == m_bySport[host].end())
 		return 0;
-	return 2 * m_conns[it->second].srttNs;
+	const Conn &cn = m_conns[it->second];
+
+	return desync_sender_idle(cn.srttNs, th.GetSequenceNumber() != cn.una);
 }
 
 void Cluster::BuildLinks()
@@ -456,6 +462,10 @@ void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
 			if (now == TcpSocketState::CA_LOSS)
 				(*rtos)++;
 		}, &m_rtos));
+	s->TraceConnectWithoutContext(
+		"HighestRxAck", MakeBoundCallback(+[](Conn *k, SequenceNumber32, SequenceNumber32 v) {
+			k->una = v;
+		}, &cn));
 	s->TraceConnectWithoutContext(
 		"RTT", MakeBoundCallback(+[](Conn *k, Time, Time rtt) {
 			/* The kernel's srtt: a 1/8 moving average. */
