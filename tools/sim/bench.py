@@ -98,11 +98,13 @@ ROWS = [
 # "desync:WORDS" runs desync with the tc option words WORDS.
 ABLATION_QDISCS = ["fq_codel", "jitter", "desync", "desync:offset_max 250us",
                    "desync:offset_max 500us", "desync:offset_max 2ms",
-                   "desync:offset_max 4ms", "desync:offset_max 16ms",
+                   "desync:offset_max 4ms", "desync:offset_max 8ms",
+                   "desync:offset_max 16ms",
                    "desync:offset_max 2ms slots 64 slot rank"]
 ABLATIONS = [
     ("A-" + n, "A", a, ABLATION_QDISCS) for n, _, a in ROWS
-    if n in ("incast-64x256k", "burst-100x15ms")
+    if n in ("incast-64x256k", "incast-256x64k", "incast-64x256k-permsg",
+             "incast-256x64k-permsg", "burst-100x15ms")
 ]
 
 
