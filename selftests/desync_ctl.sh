@@ -29,18 +29,6 @@ QSAMPLE=$REPO/tools/cluster/qsample
 CMP=$REPO/selftests/ctl_compare.py
 MQDEV=dsm0
 
-load_module()
-{
-	local err
-
-	if ! module_loaded; then
-		err=$(module_load 2>&1)
-		check_err $? "loading the module failed: $err"
-		LOADED_BY_US=1
-	fi
-	[ -x "$CTL" ] || fail "$CTL not built (make -C tools/desyncctl)"
-}
-
 ctl()
 {
 	ip netns exec "$NS_A" "$CTL" "$@"
@@ -218,5 +206,6 @@ ctl_qsample()
 }
 
 lib_init
+[ -x "$CTL" ] || bail_out "$CTL not built (make -C tools/desyncctl)"
 setup_topology || bail_out "cannot create the test namespaces"
 tests_run
