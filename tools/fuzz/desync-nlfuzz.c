@@ -298,6 +298,9 @@ static uint64_t gen_value(int t, const struct state *s)
 	};
 	uint32_t r = rnd(100);
 
+	/* With a map in force, slots just fitting it or one short of it. */
+	if (t == TCA_DESYNC_SLOTS && s->map_len && chance(30))
+		return map_slot_max(s) + (chance(50) ? 1 : 0);
 	if (ai->width == 8) {
 		switch (rnd(5)) {
 		case 0:
@@ -340,9 +343,6 @@ static uint64_t gen_value(int t, const struct state *s)
 				       TC_DESYNC_SLOT_RANDOM - 1;
 			return (uint32_t)(slots + d - (d <= 0));
 		case TCA_DESYNC_SLOTS:
-			/* Just fitting the map in force, or one short of it. */
-			if (s->map_len && chance(50))
-				return map_slot_max(s) + 1 + d;
 			if (slot == TC_DESYNC_SLOT_RANDOM)
 				break;
 			return (uint32_t)(slot + 1 + d);
@@ -463,6 +463,12 @@ static void gen_options(struct msg *m, const struct state *s)
 			mt |= NLA_F_NET_BYTEORDER;
 		last = gen_slot_map(m, mt, slots);
 		m->map = true;
+	} else if (s->map_len && chance(30)) {
+		/* A change the map in force may no longer fit. */
+		if (chance(50))
+			last = put_value(m, TCA_DESYNC_SLOTS, map_slot_max(s) + rnd(2), 4);
+		else
+			last = put_value(m, TCA_DESYNC_GROUP_BY, rnd(4), 4);
 	}
 	n = chance(10) ? 0 : 1 + rnd(chance(70) ? 3 : 8);
 	if (map && chance(50))
