@@ -3,8 +3,10 @@
 # sch_desync: burst desynchronization qdisc for distributed training hosts.
 #
 #   make                 module (for the running kernel, or KDIR=), tc plugin, tools
-#   make install         install the module (+ depmod), the tc plugin and
-#                        tc-desync(8); says how to sign it for Secure Boot
+#   make install         install the module (+ depmod), the tc plugin,
+#                        tc-desync(8) and desyncctl with desyncctl(8) and its
+#                        exporter units (PREFIX=/usr); says how to sign the
+#                        module for Secure Boot
 #   make uninstall       remove what make install installed
 #   make deb             Debian packages sch-desync-dkms and tc-desync into
 #                        build/deb/ (debhelper, dh-dkms, lintian)
@@ -30,7 +32,8 @@
 KVER	?= $(shell uname -r)
 KDIR	?= /lib/modules/$(KVER)/build
 DEPMOD	?= depmod
-MANDIR	?= /usr/share/man
+PREFIX	?= /usr
+MANDIR	?= $(PREFIX)/share/man
 
 include version.mk
 KMAKE	= $(MAKE) -C "$(KDIR)" M="$(CURDIR)/sch_desync" \
@@ -60,12 +63,22 @@ tools:
 		echo "desyncctl: needs libnl-3-dev libnl-route-3-dev pkg-config (skipped)"; \
 	fi
 
+# desyncctl needs libnl-3: a host without it still installs the rest.
+CTLMAKE	= $(MAKE) -C tools/desyncctl PREFIX="$(PREFIX)" MANDIR="$(MANDIR)" \
+	  VERSION="$(DESYNC_VERSION)"
+HAVE_LIBNL := $(shell pkg-config --exists libnl-route-3.0 2>/dev/null && echo yes)
+
 install: plugin
 	$(KMAKE) modules
 	$(KMAKE) INSTALL_MOD_DIR=extra INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 	$(MAKE) -C tc-plugin install
 	install -D -m 0644 man/tc-desync.8 $(DESTDIR)$(MANDIR)/man8/tc-desync.8
+ifeq ($(HAVE_LIBNL),yes)
+	$(CTLMAKE) install
+else
+	@echo "desyncctl: needs libnl-3-dev libnl-route-3-dev pkg-config (not installed)"
+endif
 	@tools/pkg/secure-boot-note.sh $(KVER)
 
 uninstall:
@@ -75,6 +88,7 @@ uninstall:
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 	$(MAKE) -C tc-plugin uninstall
 	rm -f $(DESTDIR)$(MANDIR)/man8/tc-desync.8
+	$(CTLMAKE) uninstall
 
 version:
 	@echo $(DESYNC_VERSION)

@@ -26,22 +26,6 @@ DESYNC_OPTS="limit group_by groups idle offset_max slots slot seed hold_limit ce
 DESYNC_XSTATS="bursts held hold_time early_release ce_mark drop_overlimit bypass throttled groups_active groups_held"
 REF_OPTS=
 
-load_module()
-{
-	local err
-
-	if module_loaded; then
-		note "sch_desync was already loaded"
-	else
-		[ -n "$DESYNC_KO" ] || note "DESYNC_KO not set, trying modprobe"
-		err=$(module_load 2>&1)
-		check_err $? "loading the module failed: $err"
-		LOADED_BY_US=1
-	fi
-	module_loaded
-	check_err $? "sch_desync not in /sys/module"
-}
-
 qdisc_defaults()
 {
 	local o x txt

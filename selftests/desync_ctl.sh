@@ -29,18 +29,6 @@ QSAMPLE=$REPO/tools/cluster/qsample
 CMP=$REPO/selftests/ctl_compare.py
 MQDEV=dsm0
 
-load_module()
-{
-	local err
-
-	if ! module_loaded; then
-		err=$(module_load 2>&1)
-		check_err $? "loading the module failed: $err"
-		LOADED_BY_US=1
-	fi
-	[ -x "$CTL" ] || fail "$CTL not built (make -C tools/desyncctl)"
-}
-
 ctl()
 {
 	ip netns exec "$NS_A" "$CTL" "$@"
@@ -195,14 +183,32 @@ ctl_top()
 }
 
 # qsample: one line per sample, bytes growing, ending at tc's count.
+# True once process PID catches signal SIGNUM (SigCgt of its status).
+sig_caught()	# PID SIGNUM
+{
+	local k v mask=0
+
+	[ -r "/proc/$1/status" ] || return 1
+	while read -r k v; do
+		[ "$k" == SigCgt: ] && mask=$v
+	done < "/proc/$1/status"
+	(((16#$mask >> ($2 - 1)) & 1))
+}
+
 ctl_qsample()
 {
-	local pid lines bad last sent
+	local pid lines bad last sent i
 
 	[ -x "$QSAMPLE" ] || { fail "$QSAMPLE not built (make -C tools/cluster)"; return; }
 	tcok qdisc add dev "$DEV" root handle c: desync || return
 	ip netns exec "$NS_A" "$QSAMPLE" "$DEV" c: 2000 "$TMPD/qs.txt" &
 	pid=$!
+	# It writes its samples when SIGTERM ends it: a TERM before it has
+	# its handler would kill it with nothing written.
+	for ((i = 0; i < 100; i++)); do
+		sig_caught "$pid" 15 && break
+		nap 0.1
+	done
 	some_bursts
 	kill -TERM "$pid"
 	wait "$pid"
@@ -218,5 +224,6 @@ ctl_qsample()
 }
 
 lib_init
+[ -x "$CTL" ] || bail_out "$CTL not built (make -C tools/desyncctl)"
 setup_topology || bail_out "cannot create the test namespaces"
 tests_run

@@ -25,17 +25,6 @@ BT=$REPO/tools/desyncctl/desync-holds.bt
 # slot 2 of 4 in a 20ms window: every offset lies in [10ms, 15ms).
 TRACE_OPTS=(idle 50ms offset_max 20ms slots 4 slot 2 spread 0)
 
-load_module()
-{
-	local err
-
-	if ! module_loaded; then
-		err=$(module_load 2>&1)
-		check_err $? "loading the module failed: $err"
-		LOADED_BY_US=1
-	fi
-}
-
 tracefs_mount()
 {
 	[ -d "$TRACEFS/events" ] && return 0

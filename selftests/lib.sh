@@ -355,19 +355,25 @@ tests_run()
 
 # --------------------------------------------------------------- module
 
-module_loaded()
-{
-	[ -d /sys/module/sch_desync ]
-}
+# shellcheck source=selftests/lib-module.sh
+source "$REPO/selftests/lib-module.sh"
 
-module_load()
+# The load_module test of a topic script that lists it first: the module
+# loads, or was there already (then it is left loaded at the end).
+load_module()
 {
-	module_loaded && return 0
-	if [ -n "$DESYNC_KO" ]; then
-		insmod "$DESYNC_KO"
+	local err
+
+	if module_loaded; then
+		note "sch_desync was already loaded"
 	else
-		modprobe sch_desync
+		[ -n "$DESYNC_KO" ] || note "DESYNC_KO not set, trying modprobe"
+		err=$(module_load 2>&1)
+		check_err $? "loading the module failed: $err"
+		LOADED_BY_US=1
 	fi
+	module_loaded
+	check_err $? "sch_desync not in /sys/module"
 }
 
 # Unload, retrying while netns teardown still holds qdiscs.
@@ -489,13 +495,14 @@ snap()	# [DEV [NS]]
 		fail "tc -j output is not JSON: $(head -c 300 "$TMPD/snap.json")"
 }
 
-# After traffic: desync and its parent (if any) both back to "0b 0p".
-check_drained()
+# After traffic: desync and its parent (if any) both back to "0b 0p",
+# waiting up to TENTHS tenths of a second (default 100).
+check_drained()	# [DEV [TENTHS]]
 {
-	local i txt
+	local dev=${1:-$DEV} i txt
 
-	for ((i = 0; i < 100; i++)); do
-		snap "$DEV"
+	for ((i = 0; i < ${2:-100}; i++)); do
+		snap "$dev"
 		[ "${SNAP[desync:qlen]}" == 0 ] && [ "${SNAP[tbf:qlen]:-0}" == 0 ] && break
 		nap 0.1
 	done
@@ -506,7 +513,7 @@ check_drained()
 	if [ -n "${SNAP[tbf:handle]}" ]; then
 		assert_eq "tbf backlog" "${SNAP[tbf:backlog]}/${SNAP[tbf:qlen]}" "0/0"
 	fi
-	txt=$(tca -s qdisc show dev "$DEV")
+	txt=$(tca -s qdisc show dev "$dev")
 	[[ $txt == *"backlog 0b 0p"* ]] || fail "no 'backlog 0b 0p' in tc -s show: $txt"
 }
 

@@ -11,15 +11,16 @@
  *    option error carries an extack message;
  *  - an accepted one shows the requested values merged with the previous
  *    ones (defaults when a new qdisc was created), all within the bounds
- *    desync_parse() documents.
+ *    desync_parse() documents, and the slot map in force.
  *
  * The verdict for each request is predicted by a model of the kernel's
  * rules: the attribute walk of nla_parse_nested() in strict mode (exact
  * lengths, no unknown types, NLA_F_NESTED required on the nest and refused
  * on the options, no trailing bytes), tc_modify_qdisc()'s choice between
- * create and change, and the bounds and relations of desync_parse() (every
+ * create and change, the bounds and relations of desync_parse() (every
  * option keeps its previous value unless given; relations are checked on
- * the merged result).  A request the model and the kernel disagree on, or
+ * the merged result), and the slot map's shape and its fit to the merged
+ * group_by and slots.  A request the model and the kernel disagree on, or
  * a dump that differs from the model, is a mismatch.
  *
  * Message i depends only on the seed, i and the model's state, so a run is
@@ -131,8 +132,13 @@ static const struct attr_info ainfo[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_BYPASS_PRIO]	= { "bypass_prio", 8, 0, UINT64_MAX },
 	[TCA_DESYNC_PAD]		= { "pad", 0, 0, 0 },
 	[TCA_DESYNC_SPREAD]		= { "spread", 4, 0, TC_DESYNC_SPREAD_MAX },
-	[TCA_DESYNC_SLOT_MAP]		= { "slot_map", 0, 0, 0 },	/* never sent */
+	/* Not a scalar: gen_slot_map() and model_slot_map(). */
+	[TCA_DESYNC_SLOT_MAP]		= { "slot_map", 0, 0, 0 },
 };
+
+#define MAP_ENTRY		sizeof(struct tc_desync_slot_entry)
+/* Room for maps past the bound, and the entries of one cut short. */
+#define MAP_GEN_MAX		(TC_DESYNC_SLOT_MAP_MAX + 4)
 
 /* The root qdisc as the model sees it. */
 struct state {
@@ -140,12 +146,15 @@ struct state {
 	bool seed_known;	/* false right after a create without a seed */
 	uint32_t handle;
 	uint64_t v[TCA_DESYNC_MAX + 1];
+	unsigned int map_len;	/* entries of the slot map, 0: none */
+	struct tc_desync_slot_entry map[TC_DESYNC_SLOT_MAP_MAX];
 };
 
 struct msg {
 	unsigned char buf[BUF_SIZE];
 	size_t len;		/* bytes sent */
 	enum op op;
+	bool map;		/* carries a slot_map attribute */
 };
 
 struct expect {
@@ -267,6 +276,17 @@ static bool is_pow2(uint64_t x)
 	return x && !(x & (x - 1));
 }
 
+/* The highest slot of the map in force (a map is never empty). */
+static uint32_t map_slot_max(const struct state *s)
+{
+	uint32_t m = 0;
+
+	for (unsigned int i = 0; i < s->map_len; i++)
+		if (s->map[i].slot > m)
+			m = s->map[i].slot;
+	return m;
+}
+
 /* A value for option @t: in range, at a bound or one past it, huge, or on
  * the edge of a relation with the values in force.
  */
@@ -278,6 +298,9 @@ static uint64_t gen_value(int t, const struct state *s)
 	};
 	uint32_t r = rnd(100);
 
+	/* With a map in force, slots just fitting it or one short of it. */
+	if (t == TCA_DESYNC_SLOTS && s->map_len && chance(30))
+		return map_slot_max(s) + (chance(50) ? 1 : 0);
 	if (ai->width == 8) {
 		switch (rnd(5)) {
 		case 0:
@@ -351,6 +374,61 @@ static int gen_type(void)
 	return t < TCA_DESYNC_PAD ? t : t + 1;
 }
 
+/*
+ * A slot map for slots @slots: empty (clears the map), 1..64 entries,
+ * more than 64, or a size that is no whole number of entries; now and
+ * then a key given twice or a slot at or past @slots.  @type may carry
+ * NLA_F_NESTED or NLA_F_NET_BYTEORDER.
+ */
+static struct nlattr *gen_slot_map(struct msg *m, uint16_t type, uint32_t slots)
+{
+	struct tc_desync_slot_entry e[MAP_GEN_MAX];
+	uint32_t r = rnd(100), n, len;
+	bool small_keys = chance(50);
+
+	if (r < 12)
+		n = 0;
+	else if (r < 70)
+		n = 1 + rnd(4);
+	else if (r < 85)
+		n = 5 + rnd(TC_DESYNC_SLOT_MAP_MAX - 5);
+	else if (r < 91)
+		n = TC_DESYNC_SLOT_MAP_MAX;
+	else
+		n = TC_DESYNC_SLOT_MAP_MAX + 1 + rnd(3);
+	len = n * MAP_ENTRY;
+	/* A size that is no whole number of entries. */
+	if (chance(6))
+		len = chance(30) ? 4 : n * MAP_ENTRY + 1 + rnd(MAP_ENTRY - 1);
+	if (len > sizeof(e))
+		len = sizeof(e);
+	memset(e, 0, sizeof(e));
+	for (unsigned int i = 0; i < ARRAY_SIZE(e); i++) {
+		bool dup;
+
+		/* Distinct keys: marks or priorities, small or anywhere. */
+		do {
+			e[i].key = small_keys ? rnd(256) : (uint32_t)rnd64();
+			dup = false;
+			for (unsigned int j = 0; j < i; j++)
+				dup |= e[j].key == e[i].key;
+		} while (dup);
+		e[i].slot = rnd(slots ? slots : 1);
+	}
+	/* One slot on the edge of @slots, or anywhere. */
+	if (n && chance(20)) {
+		static const uint32_t edge[] = { 0, 1, 0xfffffffe, 0xffffffff };
+
+		e[rnd(n)].slot = chance(70) ? slots - 1 + rnd(3) : edge[rnd(ARRAY_SIZE(edge))];
+	}
+	if (n >= 2 && chance(8)) {
+		uint32_t i = rnd(n), j = (i + 1 + rnd(n - 1)) % n;
+
+		e[j].key = e[i].key;
+	}
+	return put_attr(m, type, e, len);
+}
+
 static void gen_options(struct msg *m, const struct state *s)
 {
 	static const unsigned int bad_len[] = { 0, 1, 2, 3, 5, 6, 7, 8, 12, 16 };
@@ -362,10 +440,39 @@ static void gen_options(struct msg *m, const struct state *s)
 	size_t start;
 	unsigned int n, i;
 	bool flat = chance(3);
+	bool map = chance(20);
+	uint32_t slots = (uint32_t)s->v[TCA_DESYNC_SLOTS];
 
 	start = ALIGN4(m->len);
 	nest = put_attr(m, flat ? TCA_OPTIONS : (TCA_OPTIONS | NLA_F_NESTED), NULL, 0);
+	if (map) {
+		uint32_t r = rnd(100);
+		uint16_t mt = TCA_DESYNC_SLOT_MAP;
+
+		/* The map alone, or with the grouping and slots it must fit. */
+		if (chance(40))
+			last = put_value(m, TCA_DESYNC_GROUP_BY,
+					 chance(75) ? TC_DESYNC_GROUP_BY_MARK + rnd(2) : rnd(4), 4);
+		if (chance(40)) {
+			slots = (uint32_t)gen_value(TCA_DESYNC_SLOTS, s);
+			last = put_value(m, TCA_DESYNC_SLOTS, slots, 4);
+		}
+		if (r < 3)
+			mt |= NLA_F_NESTED;
+		else if (r < 6)
+			mt |= NLA_F_NET_BYTEORDER;
+		last = gen_slot_map(m, mt, slots);
+		m->map = true;
+	} else if (s->map_len && chance(30)) {
+		/* A change the map in force may no longer fit. */
+		if (chance(50))
+			last = put_value(m, TCA_DESYNC_SLOTS, map_slot_max(s) + rnd(2), 4);
+		else
+			last = put_value(m, TCA_DESYNC_GROUP_BY, rnd(4), 4);
+	}
 	n = chance(10) ? 0 : 1 + rnd(chance(70) ? 3 : 8);
+	if (map && chance(50))
+		n = 0;
 	for (i = 0; i < n; i++) {
 		uint32_t r = rnd(100);
 		int t = gen_type();
@@ -391,9 +498,12 @@ static void gen_options(struct msg *m, const struct state *s)
 			/* The same attribute again, the later one counts. */
 			t = last->nla_type & NLA_TYPE_MASK;
 			w = last->nla_len - NLA_HDR;
-			last = put_value(m, last->nla_type,
-					 t <= TCA_DESYNC_MAX && ainfo[t].width ?
-					 gen_value(t, s) : rnd64(), w);
+			if (t == TCA_DESYNC_SLOT_MAP)
+				last = gen_slot_map(m, last->nla_type, slots);
+			else
+				last = put_value(m, last->nla_type,
+						 t <= TCA_DESYNC_MAX && ainfo[t].width ?
+						 gen_value(t, s) : rnd64(), w);
 		} else {
 			last = put_value(m, t, gen_value(t, s), w);
 		}
@@ -418,6 +528,7 @@ static void gen_message(struct msg *m, const struct state *s)
 	uint32_t r = rnd(100);
 
 	memset(m->buf, 0, sizeof(m->buf));
+	m->map = false;
 	if (r < 40)
 		m->op = OP_CHANGE;
 	else if (r < 72)
@@ -548,9 +659,53 @@ static uint64_t attr_u(const struct nlattr *a)
 }
 
 /*
+ * desync_parse_slot_map() on @a into @c (an empty map clears it), then,
+ * with or without @a, desync_check_slot_map() of the map in force against
+ * the merged group_by and slots.
+ */
+static int model_slot_map(const struct nlattr *a, struct state *c, const char **why)
+{
+	if (a) {
+		unsigned int len = a->nla_len - NLA_HDR, n = len / MAP_ENTRY;
+		const char *d = (const char *)a + NLA_HDR;
+
+		if (len % MAP_ENTRY) {
+			*why = "slot_map not a whole number of entries";
+			return -EINVAL;
+		}
+		if (n > TC_DESYNC_SLOT_MAP_MAX) {
+			*why = "slot_map over 64 entries";
+			return -EINVAL;
+		}
+		memcpy(c->map, d, len);
+		for (unsigned int i = 1; i < n; i++) {
+			for (unsigned int j = 0; j < i; j++) {
+				if (c->map[i].key == c->map[j].key) {
+					*why = "slot_map key twice";
+					return -EINVAL;
+				}
+			}
+		}
+		c->map_len = n;
+	}
+	if (!c->map_len)
+		return 0;
+	if (c->v[TCA_DESYNC_GROUP_BY] != TC_DESYNC_GROUP_BY_MARK &&
+	    c->v[TCA_DESYNC_GROUP_BY] != TC_DESYNC_GROUP_BY_PRIO) {
+		*why = "slot_map without group_by mark or prio";
+		return -EINVAL;
+	}
+	if (map_slot_max(c) >= c->v[TCA_DESYNC_SLOTS]) {
+		*why = "slot_map slot not below slots";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
  * nla_parse_nested() in strict mode with desync_policy, then
- * desync_parse() on @c.  Returns 0 and updates @c, or a negative errno
- * with @why set to the rule that rejected.
+ * desync_parse() and the slot map's checks on @c.  Returns 0 and updates
+ * @c, or a negative errno with @why set to the rule that rejected.
  */
 static int model_options(const struct nlattr *nest, struct state *c, const char **why)
 {
@@ -572,6 +727,15 @@ static int model_options(const struct nlattr *nest, struct state *c, const char 
 		if (type == 0 || type > TCA_DESYNC_MAX) {
 			*why = "unknown attribute type";
 			return -EINVAL;
+		}
+		/* NLA_BINARY without a length: any size, even none. */
+		if (type == TCA_DESYNC_SLOT_MAP) {
+			if (a->nla_type & NLA_F_NESTED) {
+				*why = "NLA_F_NESTED on slot_map";
+				return -EINVAL;
+			}
+			tb[type] = a;
+			continue;
 		}
 		if (!ainfo[type].width) {
 			*why = "attribute without policy (NLA_UNSPEC)";
@@ -595,7 +759,7 @@ static int model_options(const struct nlattr *nest, struct state *c, const char 
 	for (t = 1; t <= TCA_DESYNC_MAX; t++) {
 		uint64_t v;
 
-		if (!tb[t])
+		if (!tb[t] || !ainfo[t].width)
 			continue;
 		v = attr_u(tb[t]);
 		if (v < ainfo[t].min || v > ainfo[t].max) {
@@ -604,7 +768,7 @@ static int model_options(const struct nlattr *nest, struct state *c, const char 
 		}
 	}
 	for (t = 1; t <= TCA_DESYNC_MAX; t++)
-		if (tb[t])
+		if (tb[t] && ainfo[t].width)
 			n.v[t] = attr_u(tb[t]);
 	if (tb[TCA_DESYNC_SEED])
 		n.seed_known = true;
@@ -622,6 +786,8 @@ static int model_options(const struct nlattr *nest, struct state *c, const char 
 		*why = "hold_limit above limit";
 		return -EINVAL;
 	}
+	if (model_slot_map(tb[TCA_DESYNC_SLOT_MAP], &n, why))
+		return -EINVAL;
 	*c = n;
 	return 0;
 }
@@ -640,6 +806,7 @@ static void state_defaults(struct state *s)
 	s->v[TCA_DESYNC_CE_THRESHOLD] = DEF_CE;
 	s->v[TCA_DESYNC_BYPASS_PRIO] = 0;
 	s->v[TCA_DESYNC_SPREAD] = DEF_SPREAD;
+	s->map_len = 0;
 	/* desync_init() draws a random seed. */
 	s->seed_known = false;
 }
@@ -856,6 +1023,8 @@ struct dumped {
 	bool has[TCA_DESYNC_MAX + 1];
 	unsigned int dup;	/* options present more than once */
 	uint64_t v[TCA_DESYNC_MAX + 1];
+	unsigned int map_bytes;	/* of the dumped slot map */
+	struct tc_desync_slot_entry map[MAP_GEN_MAX];
 };
 
 static void parse_qdisc(const struct nlmsghdr *h, struct dumped *d)
@@ -892,6 +1061,13 @@ static void parse_qdisc(const struct nlmsghdr *h, struct dumped *d)
 			if (d->has[type])
 				d->dup++;
 			d->has[type] = true;
+			if (type == TCA_DESYNC_SLOT_MAP) {
+				d->map_bytes = o->nla_len - NLA_HDR;
+				if (d->map_bytes > sizeof(d->map))
+					d->map_bytes = sizeof(d->map);
+				memcpy(d->map, (const char *)o + NLA_HDR, d->map_bytes);
+				continue;
+			}
 			d->v[type] = attr_u(o);
 		}
 	}
@@ -972,6 +1148,20 @@ static void hexdump(const unsigned char *b, size_t len)
 	}
 }
 
+/* Entries as key:slot; @e may be unaligned in a message. */
+static void print_map(const void *e, unsigned int n)
+{
+	printf(" =");
+	for (unsigned int i = 0; i < n; i++) {
+		struct tc_desync_slot_entry x;
+
+		memcpy(&x, (const char *)e + i * MAP_ENTRY, MAP_ENTRY);
+		printf("%s%" PRIu32 ":%" PRIu32, i ? "," : " ", x.key, x.slot);
+	}
+	if (!n)
+		printf(" (none)");
+}
+
 static void decode_attrs(const struct nlattr *a, int rem, bool inner, const char *indent)
 {
 	for (; attr_ok(a, rem); a = attr_next(a, &rem)) {
@@ -985,7 +1175,9 @@ static void decode_attrs(const struct nlattr *a, int rem, bool inner, const char
 		if (inner) {
 			if (type <= TCA_DESYNC_MAX && ainfo[type].name)
 				printf(" (%s)", ainfo[type].name);
-			if (len == 4 || len == 8)
+			if (type == TCA_DESYNC_SLOT_MAP && !(len % MAP_ENTRY))
+				print_map((const void *)d, len / MAP_ENTRY);
+			else if (len == 4 || len == 8)
 				printf(" = %" PRIu64 " (0x%" PRIx64 ")", attr_u(a), attr_u(a));
 			else
 				for (unsigned int i = 0; i < len && i < 16; i++)
@@ -1037,6 +1229,10 @@ static void print_state(const char *what, const struct state *s)
 		else
 			printf(" %s %" PRIu64, ainfo[t].name, s->v[t]);
 	}
+	if (s->map_len) {
+		printf(" slot_map");
+		print_map(s->map, s->map_len);
+	}
 	printf("\n");
 }
 
@@ -1049,8 +1245,15 @@ static void print_dump(const struct dumped *d)
 	}
 	printf(" kind %s handle %x:", d->kind, d->handle >> 16);
 	for (int t = 1; t <= TCA_DESYNC_MAX; t++)
-		if (d->has[t])
+		if (d->has[t] && ainfo[t].width)
 			printf(" %s %" PRIu64, ainfo[t].name, d->v[t]);
+	if (d->has[TCA_DESYNC_SLOT_MAP]) {
+		printf(" slot_map");
+		if (d->map_bytes % MAP_ENTRY)
+			printf(" of %u bytes", d->map_bytes);
+		else
+			print_map(d->map, d->map_bytes / MAP_ENTRY);
+	}
 	printf("\n");
 }
 
@@ -1101,6 +1304,13 @@ static const char *check_dump(const struct dumped *d, const struct state *s, boo
 			return fail_why("%s is %" PRIu64 ", expected %" PRIu64,
 					ainfo[t].name, d->v[t], s->v[t]);
 	}
+	/* No attribute for no map; else the map as given, in its order. */
+	if (d->has[TCA_DESYNC_SLOT_MAP] != (s->map_len > 0))
+		return d->has[TCA_DESYNC_SLOT_MAP] ? "slot_map dumped, expected none" :
+		       "slot_map missing from the dump";
+	if (s->map_len && (d->map_bytes != s->map_len * MAP_ENTRY ||
+			   memcmp(d->map, s->map, d->map_bytes)))
+		return "dumped slot_map differs from the one in force";
 	if (!is_pow2(d->v[TCA_DESYNC_GROUPS]) ||
 	    (d->v[TCA_DESYNC_SLOT] != TC_DESYNC_SLOT_RANDOM &&
 	     d->v[TCA_DESYNC_SLOT] >= d->v[TCA_DESYNC_SLOTS]) ||
@@ -1141,6 +1351,8 @@ static const char *check_reply(const struct expect *e, const struct reply *r)
 
 static struct {
 	unsigned long sent, accepted, rejected, dropped, mismatches;
+	/* Messages with a slot_map: accepted, refused by a map rule. */
+	unsigned long maps, maps_accepted, maps_refused;
 } stats;
 
 static void report(unsigned long idx, const struct msg *m, const struct state *before,
@@ -1229,6 +1441,12 @@ static int run(void)
 			stats.rejected++;
 		else
 			stats.accepted++;
+		if (m.map) {
+			stats.maps++;
+			stats.maps_accepted += r.got && !r.err;
+		}
+		if (e.out == EXP_REJECT && strstr(e.why, "slot_map"))
+			stats.maps_refused++;
 
 		problem = check_reply(&e, &r);
 		if (!problem) {
@@ -1261,6 +1479,8 @@ static int run(void)
 			print_counts("#", (long)(time(NULL) - t0));
 	}
 	reset_root(&s);
+	printf("nlfuzz: slot_map in %lu messages, %lu accepted, %lu refused by a map rule\n",
+	       stats.maps, stats.maps_accepted, stats.maps_refused);
 	printf("nlfuzz: seed %" PRIu64 ":", opt.seed);
 	print_counts("", (long)(time(NULL) - t0));
 	return stats.mismatches ? 1 : 0;

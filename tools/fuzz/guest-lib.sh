@@ -39,20 +39,10 @@ summary()
 	[ "$N_FAIL" -eq 0 ]
 }
 
-module_loaded()
-{
-	[ -d /sys/module/sch_desync ]
-}
-
-load_module()
-{
-	module_loaded && return 0
-	if [ -n "${DESYNC_KO:-}" ]; then
-		insmod "$DESYNC_KO"
-	else
-		modprobe sch_desync
-	fi
-}
+# module_loaded, module_load: the selftests' own, without the rest of
+# their library (its namespaces and reporting are not these).
+# shellcheck source=selftests/lib-module.sh
+source "$REPO/selftests/lib-module.sh"
 
 # Qdisc destruction after a netns or device goes away is asynchronous:
 # wait up to TENTHS tenths of a second for the module's refcount to be 0.

@@ -19,7 +19,7 @@ SEED=$2
 MARK="desync-nlfuzz-start-$$"
 
 trap 'kill_bg; teardown_pair' EXIT
-load_module || { result 1 load_module; summary; exit 1; }
+module_load || { result 1 load_module; summary; exit 1; }
 setup_pair || { result 1 setup; summary; exit 1; }
 kmsg_mark "$MARK"
 

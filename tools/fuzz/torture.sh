@@ -159,14 +159,14 @@ phase_module()
 		sleep 0.2
 		if rmmod sch_desync 2>/dev/null; then
 			ERRS+=("rmmod succeeded while a desync qdisc existed")
-			load_module
+			module_load
 			continue
 		fi
 		[ "$(refcnt)" -ge 1 ] 2>/dev/null || ERRS+=("refcount $(refcnt) with a qdisc in use")
 		run "${TCA[@]}" qdisc del dev "$DEV_A" root
 		refcnt_zero 50 || ERRS+=("refcount $(refcnt) after the delete")
 		run rmmod sch_desync
-		run load_module
+		run module_load
 	done
 }
 
@@ -244,7 +244,7 @@ main()
 {
 	local mark p phases="lifecycle mq module link mtu netns"
 
-	load_module || { result 1 "torture load_module"; summary; exit 1; }
+	module_load || { result 1 "torture load_module"; summary; exit 1; }
 	setup_pair || { result 1 "torture setup"; summary; exit 1; }
 
 	# Warm-up: one round of the phases' commands fills caches that stay.
