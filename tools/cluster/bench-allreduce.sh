@@ -5,8 +5,10 @@
 #
 # A real training client on the emulated cluster: torch.distributed's Gloo
 # all-reduce over TCP (examples/allreduce.py, Debian's python3-torch) on
-# HOSTS hosts (default 4), under fq_codel and under desync at its
-# defaults, REPS boots each (default 3) of ITERS iterations (default 20).
+# HOSTS hosts (default 4), under each host qdisc of ALLREDUCE_SPECS
+# (";"-separated; default fq_codel, desync at its defaults, and desync
+# without host CE marking, which at 20 Mbit/s marks below one BDP), REPS
+# boots each (default 3) of ITERS iterations (default 20).
 # Every host's egress is the cluster's 20 Mbit/s NIC; the switch ports are
 # its 20 Mbit/s ports.  The first iteration (connection setup) is left
 # out.  Per-iteration times go to Documentation/evaluation/allreduce.tsv,
@@ -23,6 +25,7 @@ iters=${4:-20}
 doc=$REPO/Documentation/evaluation
 raw=$REPO/build/cluster-allreduce
 t0=$SECONDS
+IFS=';' read -r -a specs <<< "${ALLREDUCE_SPECS:-fq_codel;desync;desync ce_threshold 0}"
 
 dpkg -s python3-torch >/dev/null 2>&1 ||
 	apt-get install -y --no-install-recommends python3-torch >/dev/null
@@ -31,8 +34,8 @@ rm -rf "$raw"
 mkdir -p "$raw" "$doc"
 printf 'qdisc\trep\titer\tms\n' > "$raw/allreduce.tsv"
 for rep in $(seq 1 "$reps"); do
-	for spec in fq_codel desync; do
-		log=$raw/$spec-$rep.log
+	for spec in "${specs[@]}"; do
+		log=$raw/${spec// /_}-$rep.log
 		"$REPO/tools/vm/run.sh" --kernel "$kernel" --bench --timeout 1800 --mem 4096 -- \
 			"$CLUSTER_DIR/guest-exec.sh" -n "$hosts" -q "$spec" -m "$KO" -- \
 			env ALLREDUCE_ITERS="$iters" /usr/bin/python3 \
@@ -50,10 +53,11 @@ kernel, hosts, reps, iters = sys.argv[2:]
 print('# Gloo all-reduce on the emulated cluster\n')
 print(f'`tools/cluster/bench-allreduce.sh {kernel} {hosts} {reps} {iters}`: '
       f'{hosts} hosts, 1 MiB of float32 per all-reduce, 20 ms compute, '
-      f'{reps} boots per qdisc of {iters} iterations, the first left out.\n')
-print('| qdisc | iterations | median ms | p90 ms | max ms | median of boots [min-max] |')
+      f'{reps} boots per qdisc of {iters} iterations, the first left out, '
+      f'20 Mbit/s NICs and switch ports.\n')
+print('| host qdisc | iterations | median ms | p90 ms | max ms | median of boots [min-max] |')
 print('|---|---|---|---|---|---|')
-for q in ('fq_codel', 'desync'):
+for q in dict.fromkeys(r['qdisc'] for r in rows):
     v = sorted(float(r['ms']) for r in rows if r['qdisc'] == q)
     per = sorted(statistics.median(float(r['ms']) for r in rows
                                    if r['qdisc'] == q and r['rep'] == rep)
