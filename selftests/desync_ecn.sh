@@ -12,7 +12,7 @@ ALL_TESTS="
 	ce_hold_slack
 "
 # Timing windows: a failure is retried once, and the retry reported.
-RETRY_TESTS="ce_mark_threshold ce_hold_excluded"
+RETRY_TESTS="ce_mark_threshold ce_hold_excluded ce_hold_slack"
 
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -113,8 +113,9 @@ ce_hold_slack()
 	# One slot of 200ms gives the timer a slack of 12.5ms, against a 5ms
 	# threshold: the defect marked nearly every held packet.  A released
 	# burst leaves at once on a dummy device, so only a vCPU stall of
-	# over 5ms between two dequeues can mark one (seen: none of 33; with
-	# a 1ms threshold, 1-4 of 33).
+	# over 5ms between two dequeues could mark one (seen: none of 33 in
+	# eight runs; with a 1ms threshold, 1-4 of 33): a timing window,
+	# retried once and reported.
 	tcok qdisc add dev "$DUMMY" root desync idle 50ms offset_max 200ms slots 1 spread 0 ce_threshold 5ms || return
 	psend -d "$DUMMY_DST" -n 11 -k 3 -g 300ms -s 200 -T 2 > /dev/null
 	nap 0.5
@@ -122,8 +123,7 @@ ce_hold_slack()
 	assert_eq "packets sent" "${SNAP[desync:packets]}" 33
 	assert_cmp "held" "${SNAP[desync:held]}" -ge 11
 	note "ce_mark ${SNAP[desync:ce_mark]} of ${SNAP[desync:held]} held"
-	assert_cmp "ce_mark on an empty link" "${SNAP[desync:ce_mark]}" -le \
-		$(( ${SNAP[desync:held]} / 10 ))
+	assert_eq "ce_mark on an empty link" "${SNAP[desync:ce_mark]}" 0
 }
 
 lib_init
