@@ -17,6 +17,8 @@
 set -euo pipefail
 # shellcheck source=tools/cluster/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
+# shellcheck source=tools/vm/lib.sh
+source "$CLUSTER_DIR/../vm/lib.sh"
 
 kernel=${1:-6.1}
 hosts=${2:-4}
@@ -27,8 +29,7 @@ raw=$REPO/build/cluster-allreduce
 t0=$SECONDS
 IFS=';' read -r -a specs <<< "${ALLREDUCE_SPECS:-fq_codel;desync;desync ce_threshold 0}"
 
-dpkg -s python3-torch >/dev/null 2>&1 ||
-	apt-get install -y --no-install-recommends python3-torch >/dev/null
+need_pkgs python3-torch
 build_all "$kernel"
 rm -rf "$raw"
 mkdir -p "$raw" "$doc"
