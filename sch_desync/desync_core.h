@@ -122,8 +122,14 @@ struct desync_group {
 	u32		next;
 	u32		heap_pos;	/* index in the timer heap */
 	u8		state;		/* enum desync_state */
-	u8		seen;		/* has had a packet since reset */
+	u8		flags;		/* DESYNC_G_* */
+	u16		frac;		/* DESYNC_G_KEPT: offset / window, in 1/65536 */
 };
+
+/* desync_group.flags */
+#define DESYNC_G_SEEN	0x01	/* has had a packet since reset */
+#define DESYNC_G_KEPT	0x02	/* frac is the offset of its last burst */
+#define DESYNC_G_LOST	0x04	/* a sender retransmitted since that burst */
 
 struct desync_params {
 	u64		idle_ns;
@@ -137,6 +143,7 @@ struct desync_params {
 	u32		quantum;		/* DRR bytes per round */
 	u32		group_by;		/* DESYNC_GROUP_BY_* */
 	u32		spread;			/* of the last burst, in 1/65536 */
+	u32		sticky;			/* keep offsets that met no loss */
 };
 
 /*
@@ -274,7 +281,7 @@ static inline u32 desync_window(const struct desync_sched *s,
 	if (!p->spread)
 		return p->offset_max_ns;
 	start = desync_burst_start(g);
-	if (!g->seen)
+	if (!(g->flags & DESYNC_G_SEEN))
 		dur = p->offset_max_ns;
 	else if (desync_time_before(start, g->last_active_ns))
 		dur = g->last_active_ns - start;
@@ -544,11 +551,49 @@ static inline void desync_bound_held(struct desync_sched *s, u64 now)
 		desync_release(s, s->heap[0], now, true);
 }
 
+/*
+ * The offset of a burst that starts in group @g, in its slot *@slot.
+ *
+ * Random offsets spread the hosts, but a fresh draw at every burst keeps
+ * colliding: each iteration some starts land on each other, and where a
+ * start releases a large window at line rate two of them are enough to
+ * overflow a shallow port.  With sticky, a group keeps the offset of its
+ * last burst, as a share of the window, for as long as its senders lose
+ * nothing; a loss (a sender retransmitting, which the host sees on its
+ * own egress) draws a new one.  The hosts that collided move, those that
+ * did not stay, and the cluster settles on starts that fit, as slotted
+ * ALOHA with reservation does, without any host knowing the others.
+ */
+static inline u64 desync_burst_offset(struct desync_sched *s,
+				      struct desync_group *g, u32 *slot)
+{
+	u32 window = desync_window(s, g);
+	u64 offset;
+
+	if (s->p.sticky &&
+	    (g->flags & (DESYNC_G_KEPT | DESYNC_G_LOST)) == DESYNC_G_KEPT) {
+		offset = ((u64)window * g->frac) >> 16;
+		*slot = 0;
+		if (s->p.slots > 1 && window >= s->p.slots) {
+			*slot = (u32)desync_div_u64(offset, window / s->p.slots);
+			if (*slot >= s->p.slots)
+				*slot = s->p.slots - 1;
+		}
+	} else {
+		offset = desync_draw_offset_in(s, window, slot);
+		/* offset <= window, so the share stays below 1. */
+		g->frac = (u16)desync_div_u64(offset << 16, (u64)window + 1);
+		g->flags |= DESYNC_G_KEPT;
+	}
+	g->flags &= ~DESYNC_G_LOST;
+	return offset;
+}
+
 static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
 				      u32 slot)
 {
 	struct desync_group *g = &s->groups[idx];
-	u64 offset = desync_draw_offset_in(s, desync_window(s, g), &slot);
+	u64 offset = desync_burst_offset(s, g, &slot);
 
 	s->st.bursts++;
 	desync_event_burst(s, idx, offset, slot);
@@ -606,12 +651,13 @@ static inline void desync_enqueue_slot(struct desync_sched *s, u32 idx,
 
 		if (sender_idle_ns > idle)
 			idle = sender_idle_ns;
-		if (!g->seen || (s64)(now - g->last_active_ns) >= (s64)idle)
+		if (!(g->flags & DESYNC_G_SEEN) ||
+		    (s64)(now - g->last_active_ns) >= (s64)idle)
 			desync_start_burst(s, idx, now, slot);
 		else	/* the same burst goes on: it began at release_ns */
 			desync_activate(s, idx, g->release_ns);
 	}
-	g->seen = 1;
+	g->flags |= DESYNC_G_SEEN;
 	g->last_active_ns = now;
 	g->segs += segs;
 
@@ -637,6 +683,17 @@ static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)
 }
 
 /*
+ * The sender of a packet the caller is about to enqueue into group @idx
+ * is retransmitting: the group's next burst draws a new offset.  Call it
+ * before desync_enqueue_slot(), so that a retransmission that itself
+ * starts a burst (after a retransmit timeout) already moves it.
+ */
+static inline void desync_note_loss(struct desync_sched *s, u32 idx)
+{
+	s->groups[idx].flags |= DESYNC_G_LOST;
+}
+
+/*
  * Account a packet moved into group @idx without burst detection, as when
  * the table is rebuilt: it was already queued, so holding it again would
  * punish it twice.
@@ -650,7 +707,7 @@ static inline void desync_requeue(struct desync_sched *s, u32 idx, u64 now,
 		g->hold_ns = 0;
 		desync_activate(s, idx, now);
 	}
-	g->seen = 1;
+	g->flags |= DESYNC_G_SEEN;
 	g->last_active_ns = now;
 	g->segs += segs;
 }
@@ -826,8 +883,9 @@ static inline void desync_remove(struct desync_sched *s, u32 idx, u32 segs,
 /*
  * New parameters apply to bursts already held: a hold longer than the new
  * offset_max is cut short, and a group at or over the new hold_limit goes
- * at once, as do the holds due first beyond a new held_max.  O(ngroups),
- * for the configuration path only.
+ * at once, as do the holds due first beyond a new held_max.  Kept offsets
+ * are forgotten: the next bursts draw in the new window and slots.
+ * O(ngroups), for the configuration path only.
  */
 static inline void desync_apply_params(struct desync_sched *s, u64 now)
 {
@@ -836,6 +894,7 @@ static inline void desync_apply_params(struct desync_sched *s, u64 now)
 	for (i = 0; i < s->ngroups; i++) {
 		struct desync_group *g = &s->groups[i];
 
+		g->flags &= ~DESYNC_G_KEPT;
 		if (g->state != DESYNC_HELD)
 			continue;
 		if (g->segs >= s->p.hold_limit) {
@@ -863,7 +922,7 @@ static inline void desync_reset(struct desync_sched *s)
 		g->tail = NULL;
 		g->segs = 0;
 		g->state = DESYNC_IDLE;
-		g->seen = 0;
+		g->flags = 0;
 		g->prev = DESYNC_NONE;
 		g->next = DESYNC_NONE;
 		g->heap_pos = DESYNC_NONE;

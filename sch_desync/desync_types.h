@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 typedef unsigned char u8;
+typedef unsigned short u16;
 typedef unsigned int u32;
 typedef int s32;
 typedef unsigned long long u64;

@@ -30,6 +30,7 @@ enum {
 	TCA_DESYNC_PAD,
 	TCA_DESYNC_SPREAD,		/* u32: % of the last burst, 0 = fixed */
 	TCA_DESYNC_SLOT_MAP,		/* struct tc_desync_slot_entry[], may be empty */
+	TCA_DESYNC_STICKY,		/* u32: 1 = keep offsets that met no loss */
 	__TCA_DESYNC_MAX
 };
 

@@ -20,6 +20,10 @@
  *    with its next packet: the group is held for an offset drawn in
  *    [0, offset_max] (or inside a slot of that window).  Only the start is
  *    held; the rest of the burst follows without further delay.
+ *  - With 'sticky' (the default) a group keeps its offset from burst to
+ *    burst until one of its local TCP senders recovers from a loss; then
+ *    it draws again.  Hosts that collided move, the others stay, and the
+ *    cluster settles on starts that fit.
  *  - With group_by mark or prio, a slot map gives the bursts of chosen
  *    marks or priorities (jobs sharing the host) their own slot, as a
  *    planner assigns them; the other groups keep 'slot'.
@@ -100,6 +104,7 @@ static void desync_note_release(const struct desync_sched *s, u32 idx,
 #define DESYNC_DEF_IDLE_US	2000
 #define DESYNC_DEF_OFFSET_US	1000
 #define DESYNC_DEF_SPREAD	0
+#define DESYNC_DEF_STICKY	1
 #define DESYNC_DEF_HOLD_LIMIT	256
 #define DESYNC_DEF_CE_US	1000
 
@@ -123,6 +128,7 @@ struct desync_config {
 	u32		hold_limit;
 	u32		ce_threshold_us;
 	u32		spread;		/* percent */
+	u32		sticky;		/* 0 or 1 */
 	u64		bypass_prio;
 	u64		seed;
 };
@@ -322,6 +328,21 @@ static u64 desync_skb_sender_idle(const struct sk_buff *skb)
 				  READ_ONCE(tp->packets_out) != 0);
 }
 
+/*
+ * Whether the local TCP sender of @skb is recovering from a loss (fast
+ * recovery or a retransmit timeout): what makes a sticky group draw a
+ * new offset.  ECN's congestion window reduction (CA_CWR) is not a loss:
+ * DCTCP meets it on every burst that shares a port.
+ */
+static bool desync_skb_sender_lost(const struct sk_buff *skb)
+{
+	const struct sock *sk = skb->sk;
+
+	if (!sk || !sk_fullsock(sk) || !sk_is_tcp(sk))
+		return false;
+	return inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery;
+}
+
 static void desync_bypass_add(struct desync_sched_data *q, struct sk_buff *skb)
 {
 	desync_fifo_add((void **)&q->bypass_head, (void **)&q->bypass_tail, skb);
@@ -364,6 +385,8 @@ static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 
 	if (idle && q->slot_map)
 		slot = desync_map_slot(q, pk);
+	if (core->p.sticky && desync_skb_sender_lost(skb))
+		desync_note_loss(core, idx);
 	/* The sender's round trip only matters at a possible start. */
 	desync_enqueue_slot(core, idx, now,
 			    idle ? desync_skb_sender_idle(skb) : 0, segs, slot);
@@ -725,6 +748,7 @@ static const struct nla_policy desync_policy[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_SPREAD]		= { .type = NLA_U32 },
 	/* Size, bound and pairs checked in desync_parse_slot_map(), with why. */
 	[TCA_DESYNC_SLOT_MAP]		= { .type = NLA_BINARY },
+	[TCA_DESYNC_STICKY]		= { .type = NLA_U32 },
 };
 
 /* True when @attr is present and its u32 lies outside [min, max]. */
@@ -801,6 +825,11 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 				    "desync: spread must be 0..100 percent");
 		return -EINVAL;
 	}
+	if (desync_out_of_range(tb[TCA_DESYNC_STICKY], 0, 1)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_STICKY],
+				    "desync: sticky must be 0 or 1");
+		return -EINVAL;
+	}
 
 	desync_get_u32(tb[TCA_DESYNC_LIMIT], &cfg->limit);
 	desync_get_u32(tb[TCA_DESYNC_GROUP_BY], &cfg->group_by);
@@ -812,6 +841,7 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 	desync_get_u32(tb[TCA_DESYNC_HOLD_LIMIT], &cfg->hold_limit);
 	desync_get_u32(tb[TCA_DESYNC_CE_THRESHOLD], &cfg->ce_threshold_us);
 	desync_get_u32(tb[TCA_DESYNC_SPREAD], &cfg->spread);
+	desync_get_u32(tb[TCA_DESYNC_STICKY], &cfg->sticky);
 	if (tb[TCA_DESYNC_SEED])
 		cfg->seed = nla_get_u64(tb[TCA_DESYNC_SEED]);
 	if (tb[TCA_DESYNC_BYPASS_PRIO])
@@ -929,6 +959,7 @@ static void desync_set_params(struct desync_sched_data *q,
 	p->held_max = max(cfg->limit / 2, 1U);
 	p->ce_threshold_ns = (u64)cfg->ce_threshold_us * NSEC_PER_USEC;
 	p->spread = DIV_ROUND_UP(cfg->spread << 16, 100);
+	p->sticky = cfg->sticky;
 	p->quantum = quantum;
 	/* Derived once here, not each time the watchdog is armed. */
 	desync_set_hold_slack(&q->core);
@@ -999,6 +1030,7 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cfg.hold_limit, cfg.hold_limit);
 	WRITE_ONCE(q->cfg.ce_threshold_us, cfg.ce_threshold_us);
 	WRITE_ONCE(q->cfg.spread, cfg.spread);
+	WRITE_ONCE(q->cfg.sticky, cfg.sticky);
 	WRITE_ONCE(q->cfg.bypass_prio, cfg.bypass_prio);
 	WRITE_ONCE(q->cfg.seed, cfg.seed);
 	WRITE_ONCE(sch->limit, cfg.limit);
@@ -1075,6 +1107,7 @@ static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 	cfg->hold_limit = DESYNC_DEF_HOLD_LIMIT;
 	cfg->ce_threshold_us = DESYNC_DEF_CE_US;
 	cfg->spread = DESYNC_DEF_SPREAD;
+	cfg->sticky = DESYNC_DEF_STICKY;
 	cfg->bypass_prio = 0;
 	/* Every host draws on its own: that is what spreads them apart. */
 	cfg->seed = get_random_u64();
@@ -1128,7 +1161,8 @@ static int desync_dump(struct Qdisc *sch, struct sk_buff *skb)
 			READ_ONCE(q->cfg.ce_threshold_us)) ||
 	    nla_put_u64_64bit(skb, TCA_DESYNC_BYPASS_PRIO,
 			      READ_ONCE(q->cfg.bypass_prio), TCA_DESYNC_PAD) ||
-	    nla_put_u32(skb, TCA_DESYNC_SPREAD, READ_ONCE(q->cfg.spread)))
+	    nla_put_u32(skb, TCA_DESYNC_SPREAD, READ_ONCE(q->cfg.spread)) ||
+	    nla_put_u32(skb, TCA_DESYNC_STICKY, READ_ONCE(q->cfg.sticky)))
 		goto nla_put_failure;
 	/* change replaces the map under RTNL too: it cannot go away here. */
 	if (q->slot_map &&

@@ -46,6 +46,7 @@ PROM = {
     "desync_slots": ("options.slots", 1),
     "desync_ce_threshold_seconds": ("options.ce_threshold", Decimal("1e-6")),
     "desync_spread_ratio": ("options.spread", Decimal("0.01")),
+    "desync_sticky": ("options.sticky", 1),
 }
 SAMPLE = re.compile(r'^([a-z_]+)\{dev="([^"]*)",handle="([^"]*)",parent="([^"]*)"[^}]*\} (\S+)$')
 

@@ -22,7 +22,7 @@ RETRY_TESTS=
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
-DESYNC_OPTS="limit group_by groups idle offset_max slots slot seed hold_limit ce_threshold spread bypass_prio"
+DESYNC_OPTS="limit group_by groups idle offset_max slots slot seed hold_limit ce_threshold spread bypass_prio sticky"
 DESYNC_XSTATS="bursts held hold_time early_release ce_mark drop_overlimit bypass throttled groups_active groups_held"
 REF_OPTS=
 
@@ -44,6 +44,7 @@ qdisc_defaults()
 	assert_eq "ce_threshold" "${SNAP[desync:opt.ce_threshold]}" 1000
 	assert_eq "bypass_prio" "${SNAP[desync:opt.bypass_prio]}" none
 	assert_eq "spread" "${SNAP[desync:opt.spread]}" 0
+	assert_eq "sticky" "${SNAP[desync:opt.sticky]}" True
 	is_int "${SNAP[desync:opt.seed]}" || fail "seed missing from JSON options"
 	for x in $DESYNC_XSTATS; do
 		is_int "${SNAP[desync:$x]}" || fail "xstat $x missing from tc -j -s"
@@ -66,7 +67,7 @@ qdisc_all_options()
 
 	tcok qdisc add dev "$DEV" root handle 2: desync limit 5000 group_by flow \
 		groups 256 idle 5ms offset_max 20ms slots 4 slot 2 seed 42 \
-		hold_limit 100 ce_threshold 3ms spread 40 bypass_prio 1,3,5 || return
+		hold_limit 100 ce_threshold 3ms spread 40 bypass_prio 1,3,5 nosticky || return
 	snap
 	assert_eq "limit" "${SNAP[desync:opt.limit]}" 5000
 	assert_eq "group_by" "${SNAP[desync:opt.group_by]}" flow
@@ -80,11 +81,12 @@ qdisc_all_options()
 	assert_eq "ce_threshold" "${SNAP[desync:opt.ce_threshold]}" 3000
 	assert_eq "bypass_prio" "${SNAP[desync:opt.bypass_prio]}" 1,3,5
 	assert_eq "spread" "${SNAP[desync:opt.spread]}" 40
+	assert_eq "sticky" "${SNAP[desync:opt.sticky]}" False
 
 	txt=$(tca -d qdisc show dev "$DEV")
 	for pat in "limit 5000p" "group_by flow" "groups 256" "idle 5ms" \
 		   "offset_max 20ms" "slots 4" "slot 2" "seed 42" "hold_limit 100p" \
-		   "ce_threshold 3ms" "spread 40%" "bypass_prio 1,3,5"; do
+		   "ce_threshold 3ms" "spread 40%" "bypass_prio 1,3,5" " nosticky "; do
 		[[ $txt == *"$pat"* ]] || fail "tc -d show lacks '$pat': $txt"
 	done
 
@@ -213,6 +215,7 @@ bad_input_tc()
 	expect_reject_tc 0 slot soon
 	expect_reject_tc 0 offset_max -1ms
 	expect_reject_tc 0 spread 101
+	expect_reject_tc 0 sticky 1
 
 	# A rejected add leaves no qdisc behind.
 	tca qdisc del dev "$DEV" root
@@ -273,6 +276,8 @@ bad_input_netlink()
 	expect_reject_nl idle=10000001
 	expect_reject_nl ce_threshold=1000001
 	expect_reject_nl spread=101
+	expect_reject_nl sticky=2
+	expect_reject_nl sticky=4294967295
 	expect_reject_nl u8:1=5			# limit one byte long
 	expect_reject_nl u32:8=5		# seed four bytes long
 	# Valid first attribute, invalid later one: nothing may be half-applied.

@@ -31,7 +31,8 @@ hold_after_idle()
 	# idle well above the 5ms packet spacing, so emulator stalls do not
 	# split a burst; bursts longer than offset_max so the tail of each
 	# burst is sent after its release and must not be held again.
-	tcok qdisc add dev "$DEV" root desync idle 50ms offset_max 100ms spread 0 || return
+	# nosticky: eight draws, not one kept offset.
+	tcok qdisc add dev "$DEV" root desync idle 50ms offset_max 100ms spread 0 nosticky || return
 	snap
 	b0=${SNAP[desync:bursts]}
 	recv_start "$out" -l 0.0.0.0 -c $((n * k)) -q 2s -t 30s
@@ -186,7 +187,8 @@ group_by_modes()
 seed_run()	# SEED OUT
 {
 	tca qdisc del dev "$DEV" root 2>/dev/null
-	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 300ms spread 0 seed "$1" || return 1
+	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 300ms spread 0 nosticky \
+		seed "$1" || return 1
 	recv_start "$2" -l 0.0.0.0 -c 8 -q 2s -t 30s
 	# The silence between bursts exceeds offset_max, its slack and idle, so
 	# each burst finds its group empty and idle.

@@ -4,7 +4,8 @@
 # The module's tracepoints desync:desync_burst and desync:desync_release,
 # read through tracefs: one event per burst start and per hold end, with
 # the device, handle, group, offset, slot and hold they describe, and
-# sums equal to tc's counters.  Then tools/desyncctl/desync-holds.bt
+# sums equal to tc's counters.  The exact offsets also show sticky
+# offsets kept from burst to burst and drawn again after a TCP loss.  Then tools/desyncctl/desync-holds.bt
 # (bpftrace) histograms holds and sojourn, where bpftrace is installed.
 #
 # Usage: desync_trace.sh      (root, in the test VM; see selftests/README.md)
@@ -13,6 +14,8 @@ ALL_TESTS="
 	load_module
 	trace_burst_release
 	trace_early_release
+	trace_sticky_offsets
+	trace_sticky_redraw_on_loss
 	trace_bpftrace_holds
 "
 RETRY_TESTS=
@@ -135,6 +138,122 @@ trace_early_release()
 	assert_cmp "held_ns of a hold ended at the second packet" "$held" -lt 10000000
 	snap
 	assert_eq "tc's early_release" "${SNAP[desync:early_release]}" 1
+}
+
+# Whether the offsets (ns, one per argument) are one kept offset: equal to
+# within the 1/65536 of the window WINDOW_NS that keeping them rounds off.
+same_offsets()	# WINDOW_NS OFFSET...
+{
+	local w=$1
+
+	shift
+	awk -v w="$w" 'BEGIN {
+		tol = int(w / 65536) + 1
+		for (i = 2; i < ARGC; i++) {
+			d = ARGV[i] - ARGV[1]
+			if (d < 0) d = -d
+			if (d > tol) exit 1
+		}
+		exit 0 }' "$@"
+}
+
+# Four bursts from one sender: with sticky (the default) they share one
+# offset, with nosticky they draw four.
+trace_sticky_offsets()
+{
+	local offs=()
+
+	tcok qdisc add dev "$DEV" root handle 7: desync idle 50ms offset_max 100ms spread 0 || return
+	trace_on || return
+	psend -d "$B4" -n 4 -k 3 -g 200ms -s 200 > /dev/null || fail "sending failed"
+	nap 0.3
+	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
+	read -ra offs <<< "$(trace_fields desync_burst offset_ns | tr '\n' ' ')"
+	note "sticky offsets_ns ${offs[*]}"
+	assert_cmp "bursts" "${#offs[@]}" -ge 4
+	same_offsets 100000000 "${offs[@]}" || fail "sticky: offsets differ: ${offs[*]}"
+
+	tcok qdisc change dev "$DEV" root handle 7: desync nosticky || return
+	echo > "$TRACEFS/trace"
+	psend -d "$B4" -n 4 -k 3 -g 200ms -s 200 > /dev/null || fail "sending failed"
+	nap 0.3
+	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
+	read -ra offs <<< "$(trace_fields desync_burst offset_ns | tr '\n' ' ')"
+	note "nosticky offsets_ns ${offs[*]}"
+	assert_cmp "bursts" "${#offs[@]}" -ge 4
+	! same_offsets 100000000 "${offs[@]}" || fail "nosticky: four draws gave one offset: ${offs[*]}"
+}
+
+# A TCP sender sends three messages, then one whose ACKs are lost until it
+# times out and retransmits, then two more.  The first three bursts keep
+# one offset; the retransmission draws a new one, which the last two keep.
+trace_sticky_redraw_on_loss()
+{
+	local out=$TMPD/sticky pid res rc offs=() n
+
+	tcok qdisc add dev "$DEV" root handle 7: desync idle 20ms offset_max 100ms spread 0 || return
+	rm -f "$TMPD/ready"
+	timeout 60 ip netns exec "$NS_B" "$PROBE" tcp-sink -l 0.0.0.0 -p 9006 -t 50s \
+		-r "$TMPD/ready" > "$out" 2>&1 &
+	pid=$!
+	defer proc_stop "$pid"
+	wait_for_file "$TMPD/ready" 100 || { fail "tcp-sink did not start"; return; }
+	trace_on || return
+	res=$(pyrun '
+import fcntl, socket, struct, subprocess, sys, time
+SIOCOUTQ, TCP_CA_LOSS = 0x5411, 4
+ns, peer = sys.argv[2], sys.argv[3]
+def tc(*a):
+    subprocess.run(["tc", "-n", ns, "qdisc"] + list(a) + ["dev", peer, "root"],
+                   check=True)
+def info(s):
+    return s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+def acked(s, what):
+    for _ in range(4000):
+        if not struct.unpack("i", fcntl.ioctl(s, SIOCOUTQ, b"\0" * 4))[0]:
+            return
+        time.sleep(0.005)
+    sys.exit("%s never acknowledged" % what)
+s = socket.create_connection((sys.argv[1], 9006), timeout=30)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+for i in range(6):
+    if i == 3:
+        # The receiver ACKs into a void until the sender times out.
+        tc("add", "netem", "loss", "100%")
+    s.sendall(b"x" * 14480)
+    if i == 3:
+        for _ in range(4000):
+            if info(s)[1] == TCP_CA_LOSS:
+                break
+            time.sleep(0.005)
+        else:
+            sys.exit("no retransmit timeout")
+        tc("del")
+    acked(s, "message %d" % i)
+    time.sleep(0.1)
+print(struct.unpack_from("I", info(s), 100)[0])
+s.close()
+' "$B4" "$NS_B" "$PEER" 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		fail "TCP sender failed: $res"
+		return
+	fi
+	wait "$pid"
+	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
+	read -ra offs <<< "$(trace_fields desync_burst offset_ns | tr '\n' ' ')"
+	n=${#offs[@]}
+	note "retransmitted segments $res; offsets_ns ${offs[*]}"
+	assert_cmp "retransmitted segments" "$res" -ge 1
+	# Three before, one for the lost message, its retransmission(s), two after.
+	assert_cmp "bursts" "$n" -ge 7
+	[ "$n" -ge 7 ] || return
+	same_offsets 100000000 "${offs[@]:0:4}" ||
+		fail "the first four bursts did not keep one offset: ${offs[*]}"
+	same_offsets 100000000 "${offs[@]:n-2}" ||
+		fail "the last two bursts did not keep one offset: ${offs[*]}"
+	! same_offsets 100000000 "${offs[0]}" "${offs[n-1]}" ||
+		fail "the loss did not draw a new offset: ${offs[*]}"
 }
 
 trace_bpftrace_holds()

@@ -43,7 +43,7 @@ static void explain(void)
 		"                  [ idle TIME ] [ offset_max TIME ] [ slots N ] [ slot {K|random} ]\n"
 		"                  [ seed S ] [ hold_limit SEGMENTS ] [ ce_threshold TIME ]\n"
 		"                  [ spread PERCENT ] [ bypass_prio P[,P...] ]\n"
-		"                  [ slot_map KEY:SLOT[,KEY:SLOT...] ]\n");
+		"                  [ slot_map KEY:SLOT[,KEY:SLOT...] ] [ sticky | nosticky ]\n");
 }
 
 /* Indexed by enum tc_desync_group_by */
@@ -63,6 +63,8 @@ enum desync_arg {
 	DESYNC_ARG_PRIOS,	/* P[,P...] or "none", sent as a bitmap */
 	DESYNC_ARG_PERCENT,	/* N or N%, 0..100 */
 	DESYNC_ARG_SLOT_MAP,	/* KEY:SLOT[,KEY:SLOT...] or "none", an array */
+	DESYNC_ARG_ON,		/* a word alone that sends 1 */
+	DESYNC_ARG_OFF,		/* a word alone that sends 0 */
 };
 
 /* A parsed slot_map: the attribute is the array as it stands. */
@@ -107,6 +109,8 @@ static const struct desync_opt {
 	  "priorities 0..63 separated by commas, or none" },
 	{ "slot_map",	  TCA_DESYNC_SLOT_MAP,	   DESYNC_ARG_SLOT_MAP,
 	  "up to 64 MARK:SLOT or PRIO:SLOT pairs separated by commas, or none" },
+	{ "sticky",	  TCA_DESYNC_STICKY,	   DESYNC_ARG_ON,	NULL },
+	{ "nosticky",	  TCA_DESYNC_STICKY,	   DESYNC_ARG_OFF,	NULL },
 };
 
 static const struct desync_opt *desync_find_opt(const char *word)
@@ -322,6 +326,9 @@ static int desync_parse_arg(const struct desync_opt *opt, const char *arg,
 		return desync_get_percent(val, arg);
 	case DESYNC_ARG_SLOT_MAP:
 		break;	/* not a number: desync_get_slot_map() */
+	case DESYNC_ARG_ON:
+	case DESYNC_ARG_OFF:
+		break;	/* no value: the parse loop sets it */
 	}
 	return -1;
 }
@@ -361,6 +368,14 @@ static int desync_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 				*argv);
 			explain();
 			return -1;
+		}
+
+		if (opt->arg == DESYNC_ARG_ON || opt->arg == DESYNC_ARG_OFF) {
+			val[opt->type] = opt->arg == DESYNC_ARG_ON;
+			given[opt->type] = true;
+			argc--;
+			argv++;
+			continue;
 		}
 
 		/*
@@ -569,6 +584,11 @@ static int desync_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 
 	if (tb[TCA_DESYNC_SLOT_MAP])
 		desync_print_slot_map(tb[TCA_DESYNC_SLOT_MAP]);
+
+	if (desync_get_u32(tb, TCA_DESYNC_STICKY, &v32)) {
+		print_bool(PRINT_JSON, "sticky", NULL, v32);
+		print_string(PRINT_FP, NULL, "%s ", v32 ? "sticky" : "nosticky");
+	}
 
 	return 0;
 }

@@ -83,6 +83,8 @@ int print_color_lluint(enum output_type t, enum color_attr color,
 		       unsigned long long value);
 int print_color_string(enum output_type t, enum color_attr color,
 		       const char *key, const char *fmt, const char *value);
+int print_color_bool(enum output_type t, enum color_attr color,
+		     const char *key, const char *fmt, bool value);
 
 /* tc's print_uint() and friends are inline wrappers, not symbols */
 static inline int print_uint(enum output_type t, const char *key,
@@ -101,6 +103,12 @@ static inline int print_string(enum output_type t, const char *key,
 			       const char *fmt, const char *value)
 {
 	return print_color_string(t, COLOR_NONE, key, fmt, value);
+}
+
+static inline int print_bool(enum output_type t, const char *key,
+			     const char *fmt, bool value)
+{
+	return print_color_bool(t, COLOR_NONE, key, fmt, value);
 }
 
 /* Like tc's SPRINT_BSIZE: what sprint_time() and sprint_time64() fill */

@@ -71,7 +71,7 @@ Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups 
                   [ idle TIME ] [ offset_max TIME ] [ slots N ] [ slot {K|random} ]
                   [ seed S ] [ hold_limit SEGMENTS ] [ ce_threshold TIME ]
                   [ spread PERCENT ] [ bypass_prio P[,P...] ]
-                  [ slot_map KEY:SLOT[,KEY:SLOT...] ]
+                  [ slot_map KEY:SLOT[,KEY:SLOT...] ] [ sticky | nosticky ]
 EOF
 run_tc qdisc add dev lo root desync help
 # The version line follows the usage; it is checked on its own below.
@@ -180,6 +180,11 @@ add "offset_max 4294s (largest whole seconds)" "offset_max=4294000000" \
 add "ce_threshold 0 (off)" "ce_threshold=0" ce_threshold 0
 add "spread 0 (a fixed window)" "spread=0" spread 0
 add "spread 100%" "spread=100" spread 100%
+add "sticky takes no value" "sticky=1" sticky
+add "nosticky takes no value" "sticky=0" nosticky
+add "the last of nosticky and sticky wins" "sticky=1" nosticky sticky
+add "nosticky between valued options" "idle=500 offset_max=2000 sticky=0" \
+	idle 500us nosticky offset_max 2ms
 add "seed decimal u64 max" "seed=0xffffffffffffffff" seed 18446744073709551615
 add "seed 0" "seed=0x0" seed 0
 add "bypass_prio none" "bypass_prio=0x0" bypass_prio none

@@ -102,6 +102,14 @@ text "numbered slot, no bypass priorities" 1 \
 json "numbered slot is a string like random, no priorities an empty array" \
 	'o == {"group_by": "flow", "slot": "3", "bypass_prio": []}'
 
+dump offset_max=4000 sticky=1
+text "sticky as a word of its own" 1 "$HEAD offset_max 4ms sticky "
+json "sticky as a JSON boolean" 'o == {"offset_max": 4000, "sticky": True}'
+
+dump sticky=0
+text "nosticky as a word of its own" 1 "$HEAD nosticky "
+json "nosticky as JSON false" 'o == {"sticky": False}'
+
 dump group_by=2 bypass_prio=0xffffffffffffffff
 text "group_by mark, every priority" 1 \
 	"$HEAD group_by mark bypass_prio $(seq -s, 0 63) "
@@ -138,7 +146,7 @@ dump limit=7 "$XS_ALL" xstats_len=80
 json "newer kernel: longer xstats" \
 	'q["groups_held"] == 10 and q["bursts"] == 1'
 
-dump limit=7 group_by=9 attr15=5 attr40=6
+dump limit=7 group_by=9 attr16=5 attr40=6
 text "newer kernel: unknown attribute and grouping" 1 \
 	"$HEAD limit 7p group_by 9 "
 json "newer kernel: unknown attribute and grouping in JSON" \

@@ -61,6 +61,9 @@ static void json_opt(FILE *f, const struct dsq *d, int type)
 		}
 		fputc(']', f);
 		break;
+	case TCA_DESYNC_STICKY:
+		fputs(v ? "true" : "false", f);
+		break;
 	default:
 		fprintf(f, "%" PRIu64, v);
 	}

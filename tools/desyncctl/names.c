@@ -14,6 +14,7 @@ const int dsq_opt_order[] = {
 	TCA_DESYNC_IDLE, TCA_DESYNC_OFFSET_MAX, TCA_DESYNC_SLOTS,
 	TCA_DESYNC_SLOT, TCA_DESYNC_SEED, TCA_DESYNC_HOLD_LIMIT,
 	TCA_DESYNC_CE_THRESHOLD, TCA_DESYNC_SPREAD, TCA_DESYNC_BYPASS_PRIO,
+	TCA_DESYNC_STICKY,
 };
 
 const size_t dsq_opt_count = ARRAY_SIZE(dsq_opt_order);
@@ -31,6 +32,7 @@ static const char * const dsq_opt_names[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_CE_THRESHOLD]	= "ce_threshold",
 	[TCA_DESYNC_BYPASS_PRIO]	= "bypass_prio",
 	[TCA_DESYNC_SPREAD]		= "spread",
+	[TCA_DESYNC_STICKY]		= "sticky",
 };
 
 static const char * const dsq_group_by_names[] = {

@@ -49,6 +49,7 @@ static struct nla_policy desync_policy[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_CE_THRESHOLD]	= { .type = NLA_U32 },
 	[TCA_DESYNC_BYPASS_PRIO]	= { .type = NLA_U64 },
 	[TCA_DESYNC_SPREAD]		= { .type = NLA_U32 },
+	[TCA_DESYNC_STICKY]		= { .type = NLA_U32 },
 };
 
 static struct nla_policy stats2_policy[TCA_STATS_MAX + 1] = {

@@ -147,6 +147,9 @@ static const struct prom_metric prom_metrics[] = {
 	{ "desync_spread_ratio", "gauge",
 	  "Offset window as a share of the last burst, 0 fixed (option spread).",
 	  PROM_PERCENT, get_opt, TCA_DESYNC_SPREAD },
+	{ "desync_sticky", "gauge",
+	  "1 when a group keeps its offset until a sender loses a packet (option sticky).",
+	  PROM_COUNT, get_opt, TCA_DESYNC_STICKY },
 };
 
 /* Label values escape backslash, double quote and newline. */

@@ -39,6 +39,7 @@ static void fill(struct dsq *d, const char *dev, uint32_t handle,
 	d->opt[TCA_DESYNC_HOLD_LIMIT] = 256;
 	d->opt[TCA_DESYNC_CE_THRESHOLD] = 1000;
 	d->opt[TCA_DESYNC_SPREAD] = 25;
+	d->opt[TCA_DESYNC_STICKY] = handle == TC_H_MAKE(0x8001U << 16, 0);
 	d->opt[TCA_DESYNC_BYPASS_PRIO] = (1ULL << 3) | (1ULL << 63);
 	d->xs = (struct tc_desync_xstats){
 		.bursts = (1ULL << 53) + 1, .held = base + 11,

@@ -47,6 +47,11 @@ static void print_opt(FILE *f, const struct dsq *d, int type)
 	uint64_t v = d->opt[type];
 	char buf[32];
 
+	/* A word alone, as tc prints it. */
+	if (type == TCA_DESYNC_STICKY) {
+		fputs(v ? " sticky" : " nosticky", f);
+		return;
+	}
 	fprintf(f, " %s ", dsq_opt_name(type));
 	switch (type) {
 	case TCA_DESYNC_LIMIT:

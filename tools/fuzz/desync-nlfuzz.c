@@ -74,6 +74,7 @@
 #define DEF_IDLE		2000
 #define DEF_OFFSET		1000
 #define DEF_SPREAD		0
+#define DEF_STICKY		1
 #define DEF_HOLD_LIMIT		256
 #define DEF_CE			1000
 #define LIMIT_MAX		1000000U
@@ -134,6 +135,7 @@ static const struct attr_info ainfo[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_SPREAD]		= { "spread", 4, 0, TC_DESYNC_SPREAD_MAX },
 	/* Not a scalar: gen_slot_map() and model_slot_map(). */
 	[TCA_DESYNC_SLOT_MAP]		= { "slot_map", 0, 0, 0 },
+	[TCA_DESYNC_STICKY]		= { "sticky", 4, 0, 1 },
 };
 
 #define MAP_ENTRY		sizeof(struct tc_desync_slot_entry)
@@ -362,16 +364,17 @@ static uint64_t gen_value(int t, const struct state *s)
 }
 
 /*
- * A valid scalar option type: 1..TCA_DESYNC_SPREAD without
- * TCA_DESYNC_PAD.  TCA_DESYNC_SLOT_MAP, an array checked against the
- * configuration, is left to its selftests and tdc cases: the model here
- * knows scalars only.
+ * A valid scalar option type: 1..TCA_DESYNC_MAX without TCA_DESYNC_PAD
+ * and TCA_DESYNC_SLOT_MAP, an array that gen_slot_map() makes.
  */
 static int gen_type(void)
 {
-	int t = 1 + (int)rnd(TCA_DESYNC_SPREAD - 1);
+	int t;
 
-	return t < TCA_DESYNC_PAD ? t : t + 1;
+	do
+		t = 1 + (int)rnd(TCA_DESYNC_MAX);
+	while (t == TCA_DESYNC_PAD || t == TCA_DESYNC_SLOT_MAP);
+	return t;
 }
 
 /*
@@ -806,6 +809,7 @@ static void state_defaults(struct state *s)
 	s->v[TCA_DESYNC_CE_THRESHOLD] = DEF_CE;
 	s->v[TCA_DESYNC_BYPASS_PRIO] = 0;
 	s->v[TCA_DESYNC_SPREAD] = DEF_SPREAD;
+	s->v[TCA_DESYNC_STICKY] = DEF_STICKY;
 	s->map_len = 0;
 	/* desync_init() draws a random seed. */
 	s->seed_known = false;

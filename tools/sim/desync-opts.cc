@@ -149,6 +149,13 @@ std::string DesyncParseWords(const std::string &words, DesyncConfig *cfg)
 		uint64_t v;
 		bool ok;
 
+		/* The words that stand alone, as q_desync.c's DESYNC_ARG_ON/OFF. */
+		if (name == "sticky" || name == "nosticky") {
+			cfg->sticky = name == "sticky";
+			i--;
+			continue;
+		}
+
 		if (i + 1 >= argv.size())
 			return "desync: \"" + name + "\" needs a value";
 		const std::string &arg = argv[i + 1];

@@ -26,6 +26,7 @@ struct DesyncConfig {
 	uint32_t hold_limit = 256;
 	uint32_t ce_threshold_us = 1000;
 	uint32_t spread = 0;		/* percent of the last burst */
+	bool sticky = true;		/* keep offsets that met no loss */
 	uint64_t bypass_prio = 0;
 	/* slot_map: {mark or priority, slot}; the model has no marks */
 	std::vector<std::pair<uint32_t, uint32_t>> slot_map;

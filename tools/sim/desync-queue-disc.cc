@@ -115,12 +115,12 @@ void DesyncQueueDisc::DoDispose()
 
 void DesyncQueueDisc::Configure(const DesyncConfig &cfg, uint64_t seed,
 				uint32_t rank, uint32_t quantum,
-				SenderIdleFn sender_idle)
+				SenderFn sender)
 {
 	struct desync_params *p = &m_core.p;
 
 	m_cfg = cfg;
-	m_senderIdle = std::move(sender_idle);
+	m_sender = std::move(sender);
 	m_groups.assign(cfg.groups, {});
 	m_heap.assign(cfg.groups, 0);
 	desync_attach(&m_core, m_groups.data(), m_heap.data(), cfg.groups);
@@ -138,6 +138,7 @@ void DesyncQueueDisc::Configure(const DesyncConfig &cfg, uint64_t seed,
 	p->bypass_prio = cfg.bypass_prio;
 	/* DIV_ROUND_UP(spread << 16, 100), as the module converts percent. */
 	p->spread = ((cfg.spread << 16) + 99) / 100;
+	p->sticky = cfg.sticky;
 	desync_set_hold_slack(&m_core);
 	desync_seed(&m_core, seed);
 	m_perturbation = Mix32(seed ^ 0x5bd1e995ULL);
@@ -168,10 +169,11 @@ void DesyncQueueDisc::InitializeParams()
  * Fill the core's view of a packet, as desync_read_pkt() of the module
  * does from the skb: priority, destination hash, transport payload and
  * TCP flags.  The model has no skb marks (mark 0).  Also look up the
- * sending socket's round trip, which the module reads from skb->sk.
+ * sending socket's round trip and loss recovery, which the module reads
+ * from skb->sk.
  */
 void DesyncQueueDisc::ReadPkt(Ptr<QueueDiscItem> item, struct desync_pkt *pk,
-			      uint64_t *sender_idle) const
+			      Sender *snd) const
 {
 	Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(item);
 	Ptr<Packet> p = item->GetPacket();
@@ -179,7 +181,7 @@ void DesyncQueueDisc::ReadPkt(Ptr<QueueDiscItem> item, struct desync_pkt *pk,
 	TcpHeader th;
 
 	*pk = {};
-	*sender_idle = 0;
+	*snd = {};
 	pk->payload = -1;
 	if (p->PeekPacketTag(ptag))
 		pk->prio = ptag.GetPriority();
@@ -198,8 +200,8 @@ void DesyncQueueDisc::ReadPkt(Ptr<QueueDiscItem> item, struct desync_pkt *pk,
 		pk->tcp_flags = th.GetFlags();
 		flow ^= static_cast<uint64_t>(th.GetSourcePort()) << 16 |
 			th.GetDestinationPort();
-		if (m_senderIdle)
-			*sender_idle = m_senderIdle(iph, th);
+		if (m_sender)
+			*snd = m_sender(iph, th);
 	}
 	if (m_core.p.group_by == DESYNC_GROUP_BY_FLOW)
 		pk->flow_hash = Mix32(Mix32(flow) ^ flow >> 32 ^ m_perturbation);
@@ -233,7 +235,7 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
 	uint64_t now = Simulator::Now().GetNanoSeconds();
 	struct desync_pkt pk;
-	uint64_t sender_idle;
+	Sender snd;
 	Node *n;
 
 	if (m_qlen + 1 > m_cfg.limit) {
@@ -241,7 +243,7 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 		DropBeforeEnqueue(item, "overlimit");
 		return false;
 	}
-	ReadPkt(item, &pk, &sender_idle);
+	ReadPkt(item, &pk, &snd);
 	bool bypass = desync_bypass(&m_core, &pk);
 	if (bypass && !desync_bypass_fits(m_bypassLen, 1, m_cfg.limit)) {
 		m_dropOverlimit++;
@@ -284,9 +286,11 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 			if (e.first == (m_core.p.group_by == DESYNC_GROUP_BY_PRIO ?
 					pk.prio : pk.mark))
 				slot = e.second;
+	if (m_core.p.sticky && snd.lost)
+		desync_note_loss(&m_core, idx);
 	/* The sender's round trip only matters at a possible start. */
 	desync_enqueue_slot(&m_core, idx, now,
-			    g->state == DESYNC_IDLE ? sender_idle : 0, 1, slot);
+			    g->state == DESYNC_IDLE ? snd.idle_ns : 0, 1, slot);
 	return true;
 }
 

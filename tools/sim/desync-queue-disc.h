@@ -28,9 +28,12 @@ class TcpHeader;
 class DesyncQueueDisc : public QueueDisc
 {
   public:
-	/* Two smoothed round trips of the sending socket, 0 when unknown. */
-	using SenderIdleFn = std::function<uint64_t(const Ipv4Header &,
-						    const TcpHeader &)>;
+	/* What the module reads from the sending socket, skb->sk. */
+	struct Sender {
+		uint64_t idle_ns = 0;	/* desync_sender_idle(), 0 when unknown */
+		bool lost = false;	/* recovering from a loss */
+	};
+	using SenderFn = std::function<Sender(const Ipv4Header &, const TcpHeader &)>;
 
 	static TypeId GetTypeId();
 	DesyncQueueDisc();
@@ -38,7 +41,7 @@ class DesyncQueueDisc : public QueueDisc
 
 	/* Before the simulation starts; @rank picks the slot of "slot rank". */
 	void Configure(const DesyncConfig &cfg, uint64_t seed, uint32_t rank,
-		       uint32_t quantum, SenderIdleFn sender_idle);
+		       uint32_t quantum, SenderFn sender);
 
 	const struct desync_core_stats &CoreStats() const { return m_core.st; }
 	uint64_t CeMarks() const { return m_ceMarks; }
@@ -56,7 +59,7 @@ class DesyncQueueDisc : public QueueDisc
 	void DoDispose() override;
 
 	void ReadPkt(Ptr<QueueDiscItem> item, struct desync_pkt *pk,
-		     uint64_t *sender_idle) const;
+		     Sender *snd) const;
 	Ptr<QueueDiscItem> PopBypass();
 	Ptr<QueueDiscItem> DequeueGroups(uint64_t now);
 	Node *NewNode();
@@ -69,7 +72,7 @@ class DesyncQueueDisc : public QueueDisc
 	std::vector<struct desync_group> m_groups;
 	std::vector<u32> m_heap;
 	uint32_t m_perturbation = 0;
-	SenderIdleFn m_senderIdle;
+	SenderFn m_sender;
 
 	Ptr<Store> m_store;
 	std::vector<Node *> m_free;

@@ -48,6 +48,7 @@ struct Conn {
 	uint64_t queued = 0;	/* bytes handed to TCP so far, in total */
 	uint64_t rcvd = 0;
 	uint64_t srttNs = 0;
+	int congState = 0;		/* TcpSocketState::TcpCongState_t */
 	SequenceNumber32 una;	/* the highest ACK the sender has had */
 	bool connected = false;
 	bool late = false;	/* OSP stage 2: sent after the barrier */
@@ -102,7 +103,7 @@ class Cluster
 	void MessageDone(Conn &c, const Conn::Msg &m);
 	void AddConn(uint32_t src, uint32_t dst, uint32_t job, uint64_t bytes);
 	Ptr<QueueDisc> InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host);
-	uint64_t SenderIdle(uint32_t host, const TcpHeader &th) const;
+	DesyncQueueDisc::Sender SenderOf(uint32_t host, const TcpHeader &th) const;
 
 	const SimOptions &m_o;
 	uint32_t m_nHosts = 0, m_nTors = 0;
@@ -202,25 +203,29 @@ Ptr<QueueDisc> Cluster::InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host)
 		}
 		d->Configure(cfg, seed, m_rank[host], 1514,
 			     [this, host](const Ipv4Header &, const TcpHeader &th) {
-				     return SenderIdle(host, th);
+				     return SenderOf(host, th);
 			     });
 	}
 	return qd;
 }
 
 /*
- * The module's desync_skb_sender_idle(): the core's rule on the sending
- * socket's srtt and on whether data sent before this segment is unacked.
+ * The module's desync_skb_sender_idle(), the core's rule on the sending
+ * socket's srtt and on whether data sent before this segment is unacked,
+ * and its desync_skb_sender_lost(): fast recovery or a timeout.
  */
-uint64_t Cluster::SenderIdle(uint32_t host, const TcpHeader &th) const
+DesyncQueueDisc::Sender Cluster::SenderOf(uint32_t host, const TcpHeader &th) const
 {
+	DesyncQueueDisc::Sender snd;
 	auto it = m_bySport[host].find(th.GetSourcePort());
 
 	if (it == m_bySport[host].end())
-		return 0;
+		return snd;
 	const Conn &cn = m_conns[it->second];
 
-	return desync_sender_idle(cn.srttNs, th.GetSequenceNumber() != cn.una);
+	snd.idle_ns = desync_sender_idle(cn.srttNs, th.GetSequenceNumber() != cn.una);
+	snd.lost = cn.congState >= TcpSocketState::CA_RECOVERY;
+	return snd;
 }
 
 void Cluster::BuildLinks()
@@ -453,6 +458,7 @@ void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
 	cn.sport = InetSocketAddress::ConvertFrom(name).GetPort();
 	cn.tx = s;
 	cn.srttNs = 0;
+	cn.congState = 0;
 	m_bySport[cn.src][cn.sport] = c;
 	m_byPeer[(static_cast<uint64_t>(m_addr[cn.src].Get()) << 16) | cn.sport] = c;
 	s->TraceConnectWithoutContext(
@@ -462,6 +468,12 @@ void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
 			if (now == TcpSocketState::CA_LOSS)
 				(*rtos)++;
 		}, &m_rtos));
+	s->TraceConnectWithoutContext(
+		"CongState",
+		MakeBoundCallback(+[](Conn *k, TcpSocketState::TcpCongState_t,
+				      TcpSocketState::TcpCongState_t now) {
+			k->congState = now;
+		}, &cn));
 	s->TraceConnectWithoutContext(
 		"HighestRxAck", MakeBoundCallback(+[](Conn *k, SequenceNumber32, SequenceNumber32 v) {
 			k->una = v;

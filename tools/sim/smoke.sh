@@ -161,6 +161,7 @@ bad_opt --scenario=mesh
 bad_opt --hostRate=fast
 bad_opt --desync="offset_max"
 bad_opt --desync="groups 3"
+bad_opt --desync="sticky 1"
 bad_opt --desync="slots 4 slot_map 1:0"
 bad_opt --desync="group_by mark slots 4 slot_map 1:4"
 bad_opt --stage1=1

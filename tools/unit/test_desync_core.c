@@ -960,7 +960,7 @@ static void test_spread_window(void)
 	/* offset_max caps the window; spread 0 is the fixed window. */
 	sim.s.p.offset_max_ns = 1 * MS;
 	CHECK(desync_window(&sim.s, &sim.s.groups[1]) == 1 * MS / 4);
-	sim.s.groups[1].seen = 1;
+	sim.s.groups[1].flags |= DESYNC_G_SEEN;
 	sim.s.groups[1].release_ns = t;
 	sim.s.groups[1].last_active_ns = t + 100 * MS;
 	CHECK(desync_window(&sim.s, &sim.s.groups[1]) == 1 * MS);
@@ -1071,6 +1071,132 @@ static void test_reset(void)
 	sim_free(&sim);
 }
 
+/* A kept offset is the drawn one to within the 1/65536 of @window. */
+static bool sticky_same(u64 kept, u64 drawn, u64 window)
+{
+	return kept <= drawn && drawn - kept <= window / 65536 + 1;
+}
+
+/* Start one burst in group @idx at @t, drain it, and return its drawn hold. */
+static u64 sticky_burst(struct sim *sim, u32 idx, u64 t)
+{
+	u64 hold;
+
+	sim_enqueue(sim, idx, 1000, t);
+	hold = sim->s.groups[idx].state == DESYNC_HELD ?
+	       sim->s.groups[idx].hold_ns : 0;
+	while (sim_dequeue(sim, t + 200 * MS, NULL, NULL) != DESYNC_NONE)
+		;
+	check_invariants(sim);
+	return hold;
+}
+
+/*
+ * With sticky, a group keeps its offset as long as no sender of it loses
+ * a packet; a loss, noted before the packet that starts the next burst
+ * or during the last one, draws a new offset.  Without sticky every
+ * burst draws.  The kept share follows a new window, and a change of the
+ * parameters forgets it.
+ */
+static void test_sticky_offsets(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS, first, h, moved = 0, changed = 0;
+	u32 i;
+
+	sim_init(&sim, 2, 23);
+	sim.s.p.offset_max_ns = 100 * MS;
+	sim.s.p.sticky = 1;
+	first = sticky_burst(&sim, 0, t);
+	CHECK(first > 0);
+	for (i = 0; i < 20; i++) {
+		t += 500 * MS;
+		h = sticky_burst(&sim, 0, t);
+		/* Kept to within the 1/65536 of the window the share loses. */
+		CHECK(sticky_same(h, first, 100 * MS));
+	}
+	/* A loss during the burst moves the next one, once. */
+	for (i = 0; i < 20; i++) {
+		u64 before, after;
+
+		t += 500 * MS;
+		before = sticky_burst(&sim, 0, t);
+		desync_note_loss(&sim.s, 0);
+		t += 500 * MS;
+		after = sticky_burst(&sim, 0, t);
+		moved += !sticky_same(before, after, 100 * MS) &&
+			 !sticky_same(after, before, 100 * MS);
+		t += 500 * MS;
+		CHECK(sticky_same(sticky_burst(&sim, 0, t), after, 100 * MS));
+	}
+	/* Twenty draws in 100 ms all equal to the kept one: no redraw. */
+	CHECK(moved >= 19);
+	/* A loss noted before the packet that starts a burst moves it. */
+	t += 500 * MS;
+	h = sticky_burst(&sim, 0, t);
+	for (i = 0; i < 20; i++) {
+		t += 500 * MS;
+		desync_note_loss(&sim.s, 0);
+		first = sticky_burst(&sim, 0, t);
+		changed += first != h;
+		h = first;
+	}
+	CHECK(changed >= 19);
+	/* The share follows a narrower window. */
+	t += 500 * MS;
+	h = sticky_burst(&sim, 0, t);
+	sim.s.p.offset_max_ns = 50 * MS;
+	t += 500 * MS;
+	first = sticky_burst(&sim, 0, t);
+	CHECK(first <= 50 * MS);
+	/* desync_apply_params() forgets the share: the next burst draws. */
+	CHECK(sim.s.groups[0].flags & DESYNC_G_KEPT);
+	desync_apply_params(&sim.s, t + 300 * MS);
+	CHECK(!(sim.s.groups[0].flags & DESYNC_G_KEPT));
+	/* Each group keeps its own offset. */
+	sim.s.p.offset_max_ns = 100 * MS;
+	t += 500 * MS;
+	first = sticky_burst(&sim, 0, t);
+	h = sticky_burst(&sim, 1, t);
+	t += 500 * MS;
+	CHECK(sticky_same(sticky_burst(&sim, 0, t), first, 100 * MS));
+	CHECK(sticky_same(sticky_burst(&sim, 1, t), h, 100 * MS));
+	/* Without sticky every burst draws, loss or not. */
+	sim.s.p.sticky = 0;
+	changed = 0;
+	for (i = 0; i < 20; i++) {
+		t += 500 * MS;
+		first = sticky_burst(&sim, 0, t);
+		changed += first != h;
+		h = first;
+	}
+	CHECK(changed >= 19);
+	sim_free(&sim);
+}
+
+/* With slots, a kept offset stays in its slot and reports it. */
+static void test_sticky_slots(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS, h;
+	u32 i, slot;
+
+	sim_init(&sim, 1, 29);
+	sim.s.p.offset_max_ns = 400 * MS;
+	sim.s.p.slots = 4;
+	sim.s.p.sticky = 1;
+	h = sticky_burst(&sim, 0, t);
+	slot = (u32)(h / (100 * MS));
+	CHECK(ev.last_slot == slot && ev.last_offset == h);
+	for (i = 0; i < 10; i++) {
+		t += 1000 * MS;
+		h = sticky_burst(&sim, 0, t);
+		CHECK(h / (100 * MS) == slot);
+		CHECK(ev.last_slot == slot && ev.last_offset == h);
+	}
+	sim_free(&sim);
+}
+
 struct test {
 	const char	*name;
 	void		(*fn)(void);
@@ -1105,6 +1231,8 @@ static const struct test tests[] = {
 	{ "apply_params", test_apply_params },
 	{ "requeue_never_holds", test_requeue_never_holds },
 	{ "reset", test_reset },
+	{ "sticky_offsets", test_sticky_offsets },
+	{ "sticky_slots", test_sticky_slots },
 };
 
 int main(void)
