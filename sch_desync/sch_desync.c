@@ -102,7 +102,7 @@ static void desync_note_release(const struct desync_sched *s, u32 idx,
 #define DESYNC_DEF_LIMIT	10000
 #define DESYNC_DEF_GROUPS	1024
 #define DESYNC_DEF_IDLE_US	2000
-#define DESYNC_DEF_OFFSET_US	1000
+#define DESYNC_DEF_OFFSET_US	4000
 #define DESYNC_DEF_SPREAD	0
 #define DESYNC_DEF_STICKY	1
 #define DESYNC_DEF_HOLD_LIMIT	256

@@ -37,7 +37,7 @@ qdisc_defaults()
 	assert_eq "group_by" "${SNAP[desync:opt.group_by]}" dst
 	assert_eq "groups" "${SNAP[desync:opt.groups]}" 1024
 	assert_eq "idle" "${SNAP[desync:opt.idle]}" 2000
-	assert_eq "offset_max" "${SNAP[desync:opt.offset_max]}" 1000
+	assert_eq "offset_max" "${SNAP[desync:opt.offset_max]}" 4000
 	assert_eq "slots" "${SNAP[desync:opt.slots]}" 1
 	assert_eq "slot" "${SNAP[desync:opt.slot]}" random
 	assert_eq "hold_limit" "${SNAP[desync:opt.hold_limit]}" 256

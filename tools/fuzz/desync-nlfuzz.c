@@ -72,7 +72,7 @@
 #define DEF_LIMIT		10000
 #define DEF_GROUPS		1024
 #define DEF_IDLE		2000
-#define DEF_OFFSET		1000
+#define DEF_OFFSET		4000
 #define DEF_SPREAD		0
 #define DEF_STICKY		1
 #define DEF_HOLD_LIMIT		256

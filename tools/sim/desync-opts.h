@@ -19,7 +19,7 @@ struct DesyncConfig {
 	uint32_t group_by = 0;		/* enum tc_desync_group_by */
 	uint32_t groups = 1024;
 	uint32_t idle_us = 2000;
-	uint32_t offset_max_us = 1000;
+	uint32_t offset_max_us = 4000;
 	uint32_t slots = 1;
 	uint32_t slot = 0xffffffffU;	/* TC_DESYNC_SLOT_RANDOM */
 	bool slot_rank = false;		/* "slot rank": the host's rank mod slots */
