@@ -564,14 +564,13 @@ static inline void desync_bound_held(struct desync_sched *s, u64 now)
  * did not stay, and the cluster settles on starts that fit, as slotted
  * ALOHA with reservation does, without any host knowing the others.
  */
-static inline u64 desync_burst_offset(struct desync_sched *s,
-				      struct desync_group *g, u32 *slot)
+static inline u64 desync_sticky_offset(struct desync_sched *s,
+				       struct desync_group *g, u32 *slot)
 {
 	u32 window = desync_window(s, g);
 	u64 offset;
 
-	if (s->p.sticky &&
-	    (g->flags & (DESYNC_G_KEPT | DESYNC_G_LOST)) == DESYNC_G_KEPT) {
+	if ((g->flags & (DESYNC_G_KEPT | DESYNC_G_LOST)) == DESYNC_G_KEPT) {
 		offset = ((u64)window * g->frac) >> 16;
 		*slot = 0;
 		if (s->p.slots > 1 && window >= s->p.slots) {
@@ -593,7 +592,8 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
 				      u32 slot)
 {
 	struct desync_group *g = &s->groups[idx];
-	u64 offset = desync_burst_offset(s, g, &slot);
+	u64 offset = s->p.sticky ? desync_sticky_offset(s, g, &slot) :
+		     desync_draw_offset_in(s, desync_window(s, g), &slot);
 
 	s->st.bursts++;
 	desync_event_burst(s, idx, offset, slot);

@@ -123,7 +123,11 @@ static void setup(u32 ngroups)
 		exit(1);
 	}
 	memset(&s, 0, sizeof(s));
-	/* The module's defaults (sch_desync.c) and a 1500 B MTU. */
+	/*
+	 * The module's defaults (sch_desync.c) and a 1500 B MTU, but a fresh
+	 * draw at every burst (nosticky): the burst scenario times the draw
+	 * and the heap, and a kept offset of 0 would never leave its group.
+	 */
 	s.p.idle_ns = 2 * MS;
 	s.p.offset_max_ns = 1 * MS;
 	s.p.slots = 1;
