@@ -151,7 +151,7 @@ qdisc_replace()
 	assert_eq "handle" "${SNAP[desync:handle]}" "5:"
 	assert_eq "limit" "${SNAP[desync:opt.limit]}" 300
 	assert_eq "hold_limit" "${SNAP[desync:opt.hold_limit]}" 30
-	assert_eq "offset_max back to default" "${SNAP[desync:opt.offset_max]}" 1000
+	assert_eq "offset_max back to default" "${SNAP[desync:opt.offset_max]}" 4000
 }
 
 qdisc_delete()

@@ -203,8 +203,8 @@ trace_sticky_redraw_on_loss()
 import fcntl, socket, struct, subprocess, sys, time
 SIOCOUTQ, TCP_CA_LOSS = 0x5411, 4
 ns, peer = sys.argv[2], sys.argv[3]
-def tc(*a):
-    subprocess.run(["tc", "-n", ns, "qdisc"] + list(a) + ["dev", peer, "root"],
+def tc(verb, *a):
+    subprocess.run(["tc", "-n", ns, "qdisc", verb, "dev", peer, "root"] + list(a),
                    check=True)
 def info(s):
     return s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
