@@ -5,7 +5,8 @@ qdisc and seed, two runs at a time, one JSON object per run.
 
 Usage: bench.py RAW_DIR [ROW|NAME...]
 
-Without ROW, rows 1-7; "A" selects the ablations of the offset window.
+Without ROW, rows 1-7; "A" selects the ablations of the offset window,
+"S" those of sticky offsets (20 iterations).
 
 Rows are scaled to fit about half an hour on two cores (see ROWS); the
 environment variable BENCH_SEEDS sets the number of seeds (default 5),
@@ -94,17 +95,28 @@ ROWS = [
 ]
 
 
-# Ablations of desync's offset window, not part of "make bench-sim":
-# "desync:WORDS" runs desync with the tc option words WORDS.
-ABLATION_QDISCS = ["fq_codel", "jitter", "desync", "desync:offset_max 250us",
-                   "desync:offset_max 500us", "desync:offset_max 2ms",
-                   "desync:offset_max 4ms", "desync:offset_max 8ms",
-                   "desync:offset_max 16ms",
+# Ablations of desync's offset window and of sticky offsets, not part of
+# "make bench-sim": "desync:WORDS" runs desync with the tc option words
+# WORDS.  The default is offset_max 4ms with sticky offsets.
+ABLATION_QDISCS = ["fq_codel", "jitter", "desync", "desync:nosticky",
+                   "desync:offset_max 1ms", "desync:offset_max 2ms",
+                   "desync:offset_max 8ms", "desync:offset_max 16ms",
                    "desync:offset_max 2ms slots 64 slot rank"]
 ABLATIONS = [
     ("A-" + n, "A", a, ABLATION_QDISCS) for n, _, a in ROWS
     if n in ("incast-64x256k", "incast-256x64k", "incast-64x256k-permsg",
              "incast-256x64k-permsg", "burst-100x15ms")
+]
+
+# Sticky offsets need iterations to settle: the incasts of 1.34 ms drain
+# time over 20 iterations, with and without them ("S", not part of
+# "make bench-sim").
+STICKY_QDISCS = ["fq_codel", "jitter", "desync", "desync:nosticky"]
+STICKY = [
+    ("S-" + n, "S", [x for x in a if not x.startswith("--iters=")] + ["--iters=20"],
+     STICKY_QDISCS) for n, _, a in ROWS
+    if n in ("incast-64x256k", "incast-256x64k", "incast-64x256k-permsg",
+             "incast-256x64k-permsg")
 ]
 
 
@@ -122,7 +134,7 @@ def run_one(raw, name, args, qdisc, seed):
     subprocess.run(["nice", "-n", "10"] + cmd, check=True, stdout=subprocess.DEVNULL)
     with open(out + ".tmp") as f:
         rec = json.load(f)
-    rec.update(name=name, row=next(r[1] for r in ROWS + ABLATIONS if r[0] == name),
+    rec.update(name=name, row=next(r[1] for r in ROWS + ABLATIONS + STICKY if r[0] == name),
                args=args, host_qdisc=qdisc)
     with open(out, "w") as f:
         json.dump(rec, f)
@@ -136,9 +148,9 @@ def main():
     seeds = int(os.environ.get("BENCH_SEEDS", "5"))
     jobs = int(os.environ.get("BENCH_JOBS", "2"))
     os.makedirs(raw, exist_ok=True)
-    rows = [(n, r, a, QDISCS) for n, r, a in ROWS] + ABLATIONS
+    rows = [(n, r, a, QDISCS) for n, r, a in ROWS] + ABLATIONS + STICKY
     work = [(n, a, q, s) for n, r, a, qs in rows
-            if (not only and r != "A") or n in only or str(r) in only
+            if (not only and r not in ("A", "S")) or n in only or str(r) in only
             for s in range(1, seeds + 1) for q in qs]
     with ThreadPoolExecutor(jobs) as ex:
         futs = [ex.submit(run_one, raw, *w) for w in work]
