@@ -294,15 +294,10 @@ for rnd in range(2):
 # went unheld as the tail of the first burst.
 sender_idle_app_idle()
 {
-	local out=$TMPD/appidle pid res rc
+	local res rc
 
 	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 1s slots 2 slot 1 || return
-	rm -f "$TMPD/ready"
-	timeout 60 ip netns exec "$NS_B" "$PROBE" tcp-sink -l 0.0.0.0 -p 9005 -t 50s \
-		-r "$TMPD/ready" > "$out" 2>&1 &
-	pid=$!
-	defer proc_stop "$pid"
-	wait_for_file "$TMPD/ready" 100 || { fail "tcp-sink did not start"; return; }
+	tcp_sink_start 9005 "$TMPD/appidle" || return
 	res=$(pyrun '
 import fcntl, socket, struct, sys, time
 SIOCOUTQ, GAP = 0x5411, 0.1
@@ -329,7 +324,7 @@ print(min(srtt[:2]))
 		fail "TCP sender failed: $res"
 		return
 	fi
-	wait "$pid"
+	wait "$SINK_PID"
 	snap
 	note "srtt after the holds ${res}ms, messages 100ms apart"
 	# Two round trips longer than the gap, or the defect could not show.

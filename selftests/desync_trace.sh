@@ -157,31 +157,31 @@ same_offsets()	# WINDOW_NS OFFSET...
 		exit 0 }' "$@"
 }
 
-# Four bursts from one sender: with sticky (the default) they share one
-# offset, with nosticky they draw four.
-trace_sticky_offsets()
+# The offsets of four bursts 200ms apart from a fresh trace, in OFFS.
+trace_four_bursts()
 {
-	local offs=()
-
-	tcok qdisc add dev "$DEV" root handle 7: desync idle 50ms offset_max 100ms spread 0 || return
-	trace_on || return
-	psend -d "$B4" -n 4 -k 3 -g 200ms -s 200 > /dev/null || fail "sending failed"
-	nap 0.3
-	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
-	read -ra offs <<< "$(trace_fields desync_burst offset_ns | tr '\n' ' ')"
-	note "sticky offsets_ns ${offs[*]}"
-	assert_cmp "bursts" "${#offs[@]}" -ge 4
-	same_offsets 100000000 "${offs[@]}" || fail "sticky: offsets differ: ${offs[*]}"
-
-	tcok qdisc change dev "$DEV" root handle 7: desync nosticky || return
 	echo > "$TRACEFS/trace"
 	psend -d "$B4" -n 4 -k 3 -g 200ms -s 200 > /dev/null || fail "sending failed"
 	nap 0.3
 	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
-	read -ra offs <<< "$(trace_fields desync_burst offset_ns | tr '\n' ' ')"
-	note "nosticky offsets_ns ${offs[*]}"
-	assert_cmp "bursts" "${#offs[@]}" -ge 4
-	! same_offsets 100000000 "${offs[@]}" || fail "nosticky: four draws gave one offset: ${offs[*]}"
+	read -ra OFFS <<< "$(trace_fields desync_burst offset_ns | tr '\n' ' ')"
+	assert_cmp "bursts" "${#OFFS[@]}" -ge 4
+}
+
+# Four bursts from one sender: with sticky (the default) they share one
+# offset, with nosticky they draw four.
+trace_sticky_offsets()
+{
+	tcok qdisc add dev "$DEV" root handle 7: desync idle 50ms offset_max 100ms spread 0 || return
+	trace_on || return
+	trace_four_bursts
+	note "sticky offsets_ns ${OFFS[*]}"
+	same_offsets 100000000 "${OFFS[@]}" || fail "sticky: offsets differ: ${OFFS[*]}"
+
+	tcok qdisc change dev "$DEV" root handle 7: desync nosticky || return
+	trace_four_bursts
+	note "nosticky offsets_ns ${OFFS[*]}"
+	! same_offsets 100000000 "${OFFS[@]}" || fail "nosticky: four draws gave one offset: ${OFFS[*]}"
 }
 
 # A TCP sender sends three messages, then one whose ACKs are lost until it
@@ -189,15 +189,10 @@ trace_sticky_offsets()
 # one offset; the retransmission draws a new one, which the last two keep.
 trace_sticky_redraw_on_loss()
 {
-	local out=$TMPD/sticky pid res rc offs=() n
+	local res rc offs=() n
 
 	tcok qdisc add dev "$DEV" root handle 7: desync idle 20ms offset_max 100ms spread 0 || return
-	rm -f "$TMPD/ready"
-	timeout 60 ip netns exec "$NS_B" "$PROBE" tcp-sink -l 0.0.0.0 -p 9006 -t 50s \
-		-r "$TMPD/ready" > "$out" 2>&1 &
-	pid=$!
-	defer proc_stop "$pid"
-	wait_for_file "$TMPD/ready" 100 || { fail "tcp-sink did not start"; return; }
+	tcp_sink_start 9006 "$TMPD/sticky" || return
 	trace_on || return
 	res=$(pyrun '
 import fcntl, socket, struct, subprocess, sys, time
@@ -239,7 +234,7 @@ s.close()
 		fail "TCP sender failed: $res"
 		return
 	fi
-	wait "$pid"
+	wait "$SINK_PID"
 	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
 	read -ra offs <<< "$(trace_fields desync_burst offset_ns | tr '\n' ' ')"
 	n=${#offs[@]}

@@ -556,6 +556,18 @@ recv_start()	# OUT [recv args]
 	wait_for_file "$TMPD/ready" 100 || fail "receiver did not start: $(cat "$out.err")"
 }
 
+# A TCP receiver in NS_B on PORT that only ACKs, its report in OUT, stopped
+# with the test; SINK_PID is its pid.
+tcp_sink_start()	# PORT OUT
+{
+	rm -f "$TMPD/ready"
+	timeout 60 ip netns exec "$NS_B" "$PROBE" tcp-sink -l 0.0.0.0 -p "$1" -t 50s \
+		-r "$TMPD/ready" > "$2" 2>&1 &
+	SINK_PID=$!
+	defer proc_stop "$SINK_PID"
+	wait_for_file "$TMPD/ready" 100 || { fail "tcp-sink did not start"; return 1; }
+}
+
 # End a receiver that cannot count on -c (some packets were dropped) once
 # the queues are known to be empty, instead of waiting out its -q.
 recv_stop()
