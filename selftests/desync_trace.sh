@@ -126,7 +126,11 @@ trace_early_release()
 {
 	local rel held early
 
-	tcok qdisc add dev "$DEV" root handle 7: desync "${TRACE_OPTS[@]}" hold_limit 2 || return
+	# Offsets in [150ms, 200ms): the hold ends early well before its
+	# offset even when the emulated sender stalls between two packets
+	# (once 10.6ms, past the [10ms, 15ms) slot of TRACE_OPTS).
+	tcok qdisc add dev "$DEV" root handle 7: desync idle 50ms offset_max 200ms \
+		slots 4 slot 3 spread 0 hold_limit 2 || return
 	trace_on || return
 	psend -d "$B4" -n 1 -k 5 -s 200 > /dev/null || fail "sending failed"
 	nap 0.3
@@ -135,7 +139,7 @@ trace_early_release()
 	assert_eq "release events" "$(wc -l <<< "$rel")" 1
 	read -r held early <<< "$rel"
 	assert_eq "early" "$early" 1
-	assert_cmp "held_ns of a hold ended at the second packet" "$held" -lt 10000000
+	assert_cmp "held_ns of a hold ended at the second packet" "$held" -lt 100000000
 	snap
 	assert_eq "tc's early_release" "${SNAP[desync:early_release]}" 1
 }
