@@ -7,7 +7,8 @@
 # no-congestion case under Debian's fq_codel, fq, netem jitter, desync at
 # its defaults, desync with rank slots, desync with wider offset windows,
 # and CUBIC.  Takes tens of minutes under emulation.  Results, table and
-# plots go to Documentation/evaluation/, with the command that made them.
+# plots go to Documentation/evaluation/ (Documentation/evaluation/KERNEL/
+# for any kernel but 6.1), with the command that made them.
 
 set -euo pipefail
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -16,7 +17,8 @@ kernel=${1:-6.1}
 reps=${2:-3}
 iters=${3:-15}
 doc=$REPO/Documentation/evaluation
-raw=$REPO/build/cluster-bench
+[ "$kernel" = 6.1 ] || doc=$doc/$kernel
+raw=$REPO/build/cluster-bench/$kernel
 t0=$SECONDS
 
 incast="fq_codel fq netem desync desync_slots desync,offset_max=50ms fq_codel@cubic desync@cubic"
