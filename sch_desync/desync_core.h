@@ -365,10 +365,21 @@ static inline bool desync_bypass(const struct desync_sched *s,
 	return !s->groups[desync_classify(s, pk)].segs;
 }
 
+/*
+ * May a packet of @segs segments join @queued segments under @limit?
+ * The limits count segments, so a GSO packet may be larger than a small
+ * limit: a packet always enters an empty queue, or it could never leave.
+ */
+static inline bool desync_limit_fits(u32 queued, u32 segs, u32 limit)
+{
+	return !queued || (u64)queued + segs <= limit;
+}
+
 /* May a bypass packet of @segs segments join @bypass_segs already queued? */
 static inline bool desync_bypass_fits(u32 bypass_segs, u32 segs, u32 limit)
 {
-	return bypass_segs + segs <= limit >> DESYNC_BYPASS_LIMIT_SHIFT;
+	return desync_limit_fits(bypass_segs, segs,
+				 limit >> DESYNC_BYPASS_LIMIT_SHIFT);
 }
 
 /* Whether the bypass FIFO, when it has a packet, goes before the groups. */

@@ -400,7 +400,7 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	struct desync_pkt pk;
 	u64 now;
 
-	if (unlikely(q->segs + segs > sch->limit))
+	if (unlikely(!desync_limit_fits(q->segs, segs, sch->limit)))
 		goto drop;
 
 	desync_read_pkt(q, skb, &pk);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Limits: drops at limit counted exactly (also by the parent), lowering the
-# limit under a standing backlog, and early release of a hold at hold_limit.
+# limit under a standing backlog, early release of a hold at hold_limit, and
+# a limit below the bypass FIFO's share that still lets TCP through.
 #
 # Usage: desync_limits.sh      (root, in the test VM; see selftests/README.md)
 
@@ -13,6 +14,7 @@ ALL_TESTS="
 	drr_huge_mtu
 	drr_huge_stab
 	limits_count_segments
+	limit_tiny_tcp
 "
 # Timing windows: a failure is retried once, and the retry reported.
 RETRY_TESTS="hold_limit_early_release"
@@ -193,6 +195,26 @@ limits_count_segments()
 	# tc counts a GSO packet sent as its segments.
 	assert_eq "segments sent" "${SNAP[desync:packets]}" 135
 	assert_eq "drop_overlimit" "${SNAP[desync:drop_overlimit]}" 0
+}
+
+# limit 3 leaves the bypass FIFO a bound of 0 segments (a quarter of the
+# limit).  A packet always enters an empty queue, so TCP still connects
+# and delivers; every SYN and pure ACK was dropped before.
+limit_tiny_tcp()
+{
+	local out=$TMPD/tiny rx
+
+	tcok qdisc add dev "$DEV" root desync limit 3 hold_limit 3 || return
+	tcp_sink_start 9008 "$out" || return
+	timeout 40 ip netns exec "$NS_A" "$PROBE" tcp-send -d "$B4" -p 9008 -N 100000 -t 30s \
+		> "$out.send" 2>&1
+	check_err $? "tcp-send over limit 3 failed: $(cat "$out.send")"
+	wait "$SINK_PID"
+	rx=$(awk '$1 == "tcp" { print $3 }' "$out")
+	snap
+	note "received $rx, bypassed ${SNAP[desync:bypass]}, dropped ${SNAP[desync:drops]}"
+	assert_eq "bytes received" "$rx" 100000
+	assert_cmp "bypassed" "${SNAP[desync:bypass]}" -gt 0
 }
 
 lib_init

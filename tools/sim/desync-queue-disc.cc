@@ -238,7 +238,7 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 	Sender snd;
 	Node *n;
 
-	if (m_qlen + 1 > m_cfg.limit) {
+	if (!desync_limit_fits(m_qlen, 1, m_cfg.limit)) {
 		m_dropOverlimit++;
 		DropBeforeEnqueue(item, "overlimit");
 		return false;

@@ -880,8 +880,25 @@ static void test_bypass_share(void)
 	CHECK(sim.s.bypass_credit == DESYNC_BYPASS_BURST);
 	CHECK(desync_bypass_fits(0, 2500, 10000));
 	CHECK(!desync_bypass_fits(2500, 1, 10000));
-	CHECK(!desync_bypass_fits(0, 1, 3));
 	sim_free(&sim);
+}
+
+/*
+ * The limits count segments.  A packet always enters an empty queue:
+ * with limit 3 the bypass bound is 0, and refusing every SYN and ACK
+ * there kept TCP from connecting at all.
+ */
+static void test_limit_fits(void)
+{
+	CHECK(desync_limit_fits(0, 45, 40));
+	CHECK(!desync_limit_fits(1, 45, 40));
+	CHECK(desync_limit_fits(39, 1, 40));
+	CHECK(!desync_limit_fits(40, 1, 40));
+	CHECK(!desync_limit_fits(~0U, 2, ~0U));
+	CHECK(desync_bypass_fits(0, 1, 3));
+	CHECK(!desync_bypass_fits(1, 1, 3));
+	CHECK(desync_bypass_fits(0, 64, 100));
+	CHECK(!desync_bypass_fits(1, 25, 100));
 }
 
 /* The timer fires late for holds only as far as no departure suffers. */
@@ -1225,6 +1242,7 @@ static const struct test tests[] = {
 	{ "drr_giant_packet", test_drr_giant_packet },
 	{ "bypass_decisions", test_bypass_decisions },
 	{ "bypass_share", test_bypass_share },
+	{ "limit_fits", test_limit_fits },
 	{ "timer_range", test_timer_range },
 	{ "spread_window", test_spread_window },
 	{ "classify", test_classify },
