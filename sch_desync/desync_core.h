@@ -538,12 +538,15 @@ static inline void desync_release(struct desync_sched *s, u32 idx, u64 at,
 				  bool early)
 {
 	struct desync_group *g = &s->groups[idx];
+	u64 hold;
 
 	desync_heap_remove(s, idx);
 	s->groups_held--;
 	s->held_segs -= g->segs;
-	g->hold_ns = (u32)(at - desync_hold_start(g));
-	s->st.hold_time_ns += g->hold_ns;
+	hold = at - desync_hold_start(g);
+	s->st.hold_time_ns += hold;
+	/* Only a qdisc not dequeued for seconds holds over 4.29s. */
+	g->hold_ns = hold > (u32)~0U ? (u32)~0U : (u32)hold;
 	if (early)
 		s->st.early_release++;
 	desync_event_release(s, idx, g->hold_ns, early);

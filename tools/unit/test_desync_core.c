@@ -389,6 +389,24 @@ static void test_hold_ends_at_release(void)
 	sim_free(&sim);
 }
 
+/* A qdisc not dequeued for seconds (carrier down) counts the whole hold. */
+static void test_long_hold_counted(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS, late = t + 6000 * MS;
+
+	sim_init(&sim, 4, 5);
+	sim.s.p.offset_max_ns = 500 * MS;
+	sim_enqueue(&sim, 2, 1000, t);
+	CHECK(sim.s.groups[2].state == DESYNC_HELD);
+	CHECK(sim_dequeue(&sim, late, NULL, NULL) == 2);
+	CHECK(sim.s.st.hold_time_ns == late - t);
+	/* The burst began no later than it did. */
+	CHECK(desync_burst_start(&sim.s.groups[2]) <= late - 4000 * MS);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
 static void test_hold_limit_releases_early(void)
 {
 	struct sim sim;
@@ -1228,6 +1246,7 @@ static const struct test tests[] = {
 	{ "silent_backlog_is_not_a_new_burst", test_silent_backlog_is_not_a_new_burst },
 	{ "slow_drain_is_not_a_new_burst", test_slow_drain_is_not_a_new_burst },
 	{ "hold_ends_at_release", test_hold_ends_at_release },
+	{ "long_hold_counted", test_long_hold_counted },
 	{ "hold_limit_releases_early", test_hold_limit_releases_early },
 	{ "offset_bounds_and_distribution", test_offset_bounds_and_distribution },
 	{ "slots", test_slots },
