@@ -340,7 +340,11 @@ static bool desync_skb_sender_lost(const struct sk_buff *skb)
 
 	if (!sk || !sk_fullsock(sk) || !sk_is_tcp(sk))
 		return false;
-	return inet_csk(sk)->icsk_ca_state >= TCP_CA_Recovery;
+	/*
+	 * Written under the socket lock; a stale state only moves a draw by
+	 * a packet.  The cast: data_race() cannot take a bitfield.
+	 */
+	return data_race((u8)inet_csk(sk)->icsk_ca_state) >= TCP_CA_Recovery;
 }
 
 static void desync_bypass_add(struct desync_sched_data *q, struct sk_buff *skb)
