@@ -582,22 +582,32 @@ static inline u64 desync_sticky_offset(struct desync_sched *s,
 				       struct desync_group *g, u32 *slot)
 {
 	u32 window = desync_window(s, g);
+	u32 kept_slot = 0;
 	u64 offset;
 
 	if ((g->flags & (DESYNC_G_KEPT | DESYNC_G_LOST)) == DESYNC_G_KEPT) {
 		offset = ((u64)window * g->frac) >> 16;
-		*slot = 0;
 		if (s->p.slots > 1 && window >= s->p.slots) {
-			*slot = (u32)desync_div_u64(offset, window / s->p.slots);
-			if (*slot >= s->p.slots)
-				*slot = s->p.slots - 1;
+			kept_slot = (u32)desync_div_u64(offset,
+							window / s->p.slots);
+			if (kept_slot >= s->p.slots)
+				kept_slot = s->p.slots - 1;
 		}
-	} else {
-		offset = desync_draw_offset_in(s, window, slot);
-		/* offset <= window, so the share stays below 1. */
-		g->frac = (u16)desync_div_u64(offset << 16, (u64)window + 1);
-		g->flags |= DESYNC_G_KEPT;
+		/*
+		 * Keys that share a group may map to different slots: a
+		 * burst asked into another slot than the kept one draws.
+		 */
+		if (*slot == DESYNC_SLOT_RANDOM || *slot == kept_slot ||
+		    s->p.slots <= 1 || window < s->p.slots) {
+			*slot = kept_slot;
+			g->flags &= ~DESYNC_G_LOST;
+			return offset;
+		}
 	}
+	offset = desync_draw_offset_in(s, window, slot);
+	/* offset <= window, so the share stays below 1. */
+	g->frac = (u16)desync_div_u64(offset << 16, (u64)window + 1);
+	g->flags |= DESYNC_G_KEPT;
 	g->flags &= ~DESYNC_G_LOST;
 	return offset;
 }
