@@ -159,6 +159,7 @@ struct desync_pkt {
 	s32		payload;	/* transport payload bytes, -1 unknown */
 	u8		has_dst;
 	u8		tcp_flags;	/* TCP header flags, 0 if not TCP */
+	u8		later;		/* its departure time (EDT) lies ahead */
 };
 
 struct desync_core_stats {
@@ -347,7 +348,9 @@ static inline u32 desync_classify(const struct desync_sched *s,
  * bypass_prio (OSP's stage 1), and packets without transport payload (a
  * pure ACK starts no burst and clocks the peer's).  A FIN or RST carries
  * no payload either, but it must not overtake its connection's data: it
- * goes ahead only when its group has nothing queued.
+ * goes ahead only when its group has nothing queued.  Data whose
+ * departure time lies ahead waits outside its group, so a FIN or RST
+ * stamped for later waits in its group too, to leave in stamp order.
  */
 static inline bool desync_bypass(const struct desync_sched *s,
 				 const struct desync_pkt *pk)
@@ -362,7 +365,21 @@ static inline bool desync_bypass(const struct desync_sched *s,
 		return false;
 	if (!(pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST)))
 		return true;
-	return !s->groups[desync_classify(s, pk)].segs;
+	return !pk->later && !s->groups[desync_classify(s, pk)].segs;
+}
+
+/*
+ * A FIN or RST stamped for later (not bypassed, above) whose group holds
+ * nothing: its connection's data, if any, waits for its departure time
+ * outside the group, and so does it, in stamp order and without starting
+ * a burst.
+ */
+static inline bool desync_waits_for_stamp(const struct desync_sched *s,
+					  const struct desync_pkt *pk)
+{
+	return pk->later && pk->payload == 0 &&
+	       (pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST)) &&
+	       !s->groups[desync_classify(s, pk)].segs;
 }
 
 /*

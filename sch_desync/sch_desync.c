@@ -244,12 +244,21 @@ static void desync_l4_info(const struct sk_buff *skb, u8 proto, int l4off,
 	}
 }
 
+/* The EDT departure time of @skb if it is ahead of @now and plausible. */
+static bool desync_edt_future(const struct sk_buff *skb, u64 now)
+{
+	u64 tstamp = ktime_to_ns(skb->tstamp);
+
+	return tstamp && desync_time_before(now, tstamp) &&
+	       tstamp - now <= DESYNC_HORIZON_NS;
+}
+
 /*
- * Fill what the core's decisions need from @skb: one look at the network
- * header serves both the bypass and the group questions.
+ * Fill what the core's decisions need from @skb at @now: one look at the
+ * network header serves both the bypass and the group questions.
  */
 static void desync_read_pkt(const struct desync_sched_data *q,
-			    struct sk_buff *skb, struct desync_pkt *pk)
+			    struct sk_buff *skb, u64 now, struct desync_pkt *pk)
 {
 	int noff = skb_network_offset(skb);
 
@@ -259,6 +268,7 @@ static void desync_read_pkt(const struct desync_sched_data *q,
 	pk->has_dst = 0;
 	pk->tcp_flags = 0;
 	pk->flow_hash = 0;
+	pk->later = desync_edt_future(skb, now);
 
 	switch (skb_protocol(skb, true)) {
 	case htons(ETH_P_IP): {
@@ -396,45 +406,6 @@ static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 			    idle ? desync_skb_sender_idle(skb) : 0, segs, slot);
 }
 
-static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
-			      struct sk_buff **to_free)
-{
-	struct desync_sched_data *q = qdisc_priv(sch);
-	u32 segs = desync_skb_segs(skb);
-	struct desync_pkt pk;
-	u64 now;
-
-	if (unlikely(!desync_limit_fits(q->segs, segs, sch->limit)))
-		goto drop;
-
-	desync_read_pkt(q, skb, &pk);
-	now = ktime_get_ns();
-	desync_skb_cb(skb)->enq_ns = now;
-	desync_skb_cb(skb)->segs = segs;
-	if (desync_bypass(&q->core, &pk)) {
-		if (unlikely(!desync_bypass_fits(q->bypass_segs, segs,
-						 sch->limit)))
-			goto drop;
-		desync_bypass_add(q, skb);
-		q->stat_bypass++;
-	} else {
-		u32 idx = desync_classify(&q->core, &pk);
-		struct desync_group *g = &q->core.groups[idx];
-
-		desync_fifo_add(&g->head, &g->tail, skb);
-		desync_enqueue_group(q, idx, &pk, skb, now, segs);
-	}
-
-	q->segs += segs;
-	qdisc_qstats_backlog_inc(sch, skb);
-	sch->q.qlen++;
-	return NET_XMIT_SUCCESS;
-
-drop:
-	q->stat_drop_overlimit++;
-	return qdisc_drop(skb, sch, to_free);
-}
-
 /* ---- packets waiting for their departure time (EDT), by skb->tstamp ---- */
 
 static struct sk_buff *desync_edt_first(const struct desync_sched_data *q)
@@ -462,6 +433,48 @@ static void desync_edt_add(struct desync_sched_data *q, struct sk_buff *skb)
 	}
 	rb_link_node(&skb->rbnode, parent, p);
 	rb_insert_color_cached(&skb->rbnode, &q->edt_root, leftmost);
+}
+
+static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
+			      struct sk_buff **to_free)
+{
+	struct desync_sched_data *q = qdisc_priv(sch);
+	u32 segs = desync_skb_segs(skb);
+	struct desync_pkt pk;
+	u64 now;
+
+	if (unlikely(!desync_limit_fits(q->segs, segs, sch->limit)))
+		goto drop;
+
+	now = ktime_get_ns();
+	desync_read_pkt(q, skb, now, &pk);
+	desync_skb_cb(skb)->enq_ns = now;
+	desync_skb_cb(skb)->segs = segs;
+	if (desync_bypass(&q->core, &pk)) {
+		if (unlikely(!desync_bypass_fits(q->bypass_segs, segs,
+						 sch->limit)))
+			goto drop;
+		desync_bypass_add(q, skb);
+		q->stat_bypass++;
+	} else if (unlikely(desync_waits_for_stamp(&q->core, &pk))) {
+		desync_edt_add(q, skb);
+		q->stat_edt_wait++;
+	} else {
+		u32 idx = desync_classify(&q->core, &pk);
+		struct desync_group *g = &q->core.groups[idx];
+
+		desync_fifo_add(&g->head, &g->tail, skb);
+		desync_enqueue_group(q, idx, &pk, skb, now, segs);
+	}
+
+	q->segs += segs;
+	qdisc_qstats_backlog_inc(sch, skb);
+	sch->q.qlen++;
+	return NET_XMIT_SUCCESS;
+
+drop:
+	q->stat_drop_overlimit++;
+	return qdisc_drop(skb, sch, to_free);
 }
 
 /* skb->rbnode overlays skb->dev, as in netem's tfifo: restore it. */
@@ -509,15 +522,6 @@ static void desync_arm_watchdog(struct desync_sched_data *q)
 		hrtimer_try_to_cancel(timer);
 	}
 	qdisc_watchdog_schedule_range_ns(&q->watchdog, start, end - start);
-}
-
-/* The EDT departure time of @skb if it is ahead of @now and plausible. */
-static bool desync_edt_future(const struct sk_buff *skb, u64 now)
-{
-	u64 tstamp = ktime_to_ns(skb->tstamp);
-
-	return tstamp && desync_time_before(now, tstamp) &&
-	       tstamp - now <= DESYNC_HORIZON_NS;
 }
 
 /* Mark @skb if it waited over ce_threshold since it could have left at @ready. */
@@ -723,7 +727,7 @@ static void desync_rehash(struct desync_sched_data *q,
 			struct desync_pkt pk;
 			u32 idx;
 
-			desync_read_pkt(q, skb, &pk);
+			desync_read_pkt(q, skb, now, &pk);
 			if (desync_bypass(&q->core, &pk)) {
 				desync_bypass_add(q, skb);
 				continue;

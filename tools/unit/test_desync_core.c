@@ -856,10 +856,29 @@ static void test_bypass_decisions(void)
 	/* A FIN or RST goes ahead of nothing: fine while its group is empty... */
 	pk.tcp_flags = 0x11;			/* FIN ACK */
 	CHECK(desync_bypass(&sim.s, &pk));
+	/*
+	 * ...unless it is stamped for later: its data may be waiting for a
+	 * departure time outside the group.  A pure ACK still goes.
+	 */
+	pk.later = 1;
+	CHECK(!desync_bypass(&sim.s, &pk));
+	CHECK(desync_waits_for_stamp(&sim.s, &pk));
+	pk.tcp_flags = DESYNC_TCP_RST;
+	CHECK(!desync_bypass(&sim.s, &pk));
+	CHECK(desync_waits_for_stamp(&sim.s, &pk));
+	pk.tcp_flags = 0x10;
+	CHECK(desync_bypass(&sim.s, &pk));
+	CHECK(!desync_waits_for_stamp(&sim.s, &pk));
+	pk.later = 0;
+	pk.tcp_flags = 0x11;
+	CHECK(!desync_waits_for_stamp(&sim.s, &pk));
 	/* ...but it stays behind its connection's queued data. */
 	sim.s.p.offset_max_ns = 500 * MS;
 	sim_enqueue(&sim, desync_classify(&sim.s, &pk), 1000, 10 * MS);
 	CHECK(!desync_bypass(&sim.s, &pk));
+	pk.later = 1;
+	CHECK(!desync_waits_for_stamp(&sim.s, &pk));
+	pk.later = 0;
 	pk.tcp_flags = DESYNC_TCP_RST;
 	CHECK(!desync_bypass(&sim.s, &pk));
 	pk.tcp_flags = 0x10;
