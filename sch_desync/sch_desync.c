@@ -847,6 +847,12 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 	desync_get_u32(tb[TCA_DESYNC_SLOTS], &cfg->slots);
 	desync_get_u32(tb[TCA_DESYNC_SLOT], &cfg->slot);
 	desync_get_u32(tb[TCA_DESYNC_HOLD_LIMIT], &cfg->hold_limit);
+	/*
+	 * A hold_limit not given here follows a limit below it, so that
+	 * 'limit 100' alone works; given with it, the two must agree.
+	 */
+	if (!tb[TCA_DESYNC_HOLD_LIMIT] && cfg->hold_limit > cfg->limit)
+		cfg->hold_limit = cfg->limit;
 	desync_get_u32(tb[TCA_DESYNC_CE_THRESHOLD], &cfg->ce_threshold_us);
 	desync_get_u32(tb[TCA_DESYNC_SPREAD], &cfg->spread);
 	desync_get_u32(tb[TCA_DESYNC_STICKY], &cfg->sticky);

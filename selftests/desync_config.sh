@@ -12,6 +12,7 @@ ALL_TESTS="
 	qdisc_defaults
 	qdisc_all_options
 	qdisc_change
+	qdisc_small_limit
 	qdisc_replace
 	qdisc_delete
 	bad_input_tc
@@ -97,6 +98,32 @@ qdisc_all_options()
 	tcok qdisc change dev "$DEV" root desync group_by prio
 	snap
 	assert_eq "group_by after change" "${SNAP[desync:opt.group_by]}" prio
+}
+
+# A limit below the default hold_limit needs no hold_limit of its own:
+# one not given follows the limit down; one given must fit under it.
+qdisc_small_limit()
+{
+	local err
+
+	tcok qdisc add dev "$DEV" root handle 4: desync limit 100 || return
+	snap
+	assert_eq "limit" "${SNAP[desync:opt.limit]}" 100
+	assert_eq "hold_limit follows limit" "${SNAP[desync:opt.hold_limit]}" 100
+	tcok qdisc change dev "$DEV" root desync limit 50
+	snap
+	assert_eq "hold_limit follows a change" "${SNAP[desync:opt.hold_limit]}" 50
+	tcok qdisc change dev "$DEV" root desync limit 5000
+	snap
+	assert_eq "hold_limit stays when limit grows" "${SNAP[desync:opt.hold_limit]}" 50
+	if err=$(tca qdisc change dev "$DEV" root desync limit 40 hold_limit 45 2>&1); then
+		fail "change 'limit 40 hold_limit 45' accepted"
+	else
+		[[ $err == *"hold_limit must not exceed limit"* ]] || fail "no extack: $err"
+	fi
+	snap
+	assert_eq "limit unchanged by the refused change" "${SNAP[desync:opt.limit]}" 5000
+	assert_eq "hold_limit unchanged by it" "${SNAP[desync:opt.hold_limit]}" 50
 }
 
 qdisc_change()
@@ -203,7 +230,7 @@ bad_input_tc()
 	expect_reject_tc 1 slot 4
 	expect_reject_tc 1 slots 1
 	expect_reject_tc 1 hold_limit 501
-	expect_reject_tc 1 limit 50
+	expect_reject_tc 1 limit 50 hold_limit 60
 	expect_reject_tc 1 limit 0
 	expect_reject_tc 1 offset_max 1001ms
 	expect_reject_tc 1 idle 11s
@@ -269,7 +296,7 @@ bad_input_netlink()
 	expect_reject_nl slot=4294967294
 	expect_reject_nl hold_limit=0
 	expect_reject_nl hold_limit=501
-	expect_reject_nl limit=99
+	expect_reject_nl limit=99 hold_limit=100
 	expect_reject_nl limit=0
 	expect_reject_nl offset_max=1000001
 	expect_reject_nl offset_max=4294967295

@@ -785,6 +785,10 @@ static int model_options(const struct nlattr *nest, struct state *c, const char 
 		*why = "slot not below slots";
 		return -EINVAL;
 	}
+	/* An inherited hold_limit follows a lower limit; a given one may not. */
+	if (!tb[TCA_DESYNC_HOLD_LIMIT] &&
+	    n.v[TCA_DESYNC_HOLD_LIMIT] > n.v[TCA_DESYNC_LIMIT])
+		n.v[TCA_DESYNC_HOLD_LIMIT] = n.v[TCA_DESYNC_LIMIT];
 	if (n.v[TCA_DESYNC_HOLD_LIMIT] > n.v[TCA_DESYNC_LIMIT]) {
 		*why = "hold_limit above limit";
 		return -EINVAL;

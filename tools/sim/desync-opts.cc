@@ -139,6 +139,7 @@ std::string DesyncParseWords(const std::string &words, DesyncConfig *cfg)
 {
 	std::stringstream ss(words);
 	std::vector<std::string> argv;
+	bool hold_limit_given = false;
 	std::string w;
 
 	while (ss >> w)
@@ -196,6 +197,7 @@ std::string DesyncParseWords(const std::string &words, DesyncConfig *cfg)
 		} else if (name == "hold_limit") {
 			ok = ParseUnsigned(arg, UINT32_MAX, &v) && v >= 1;
 			cfg->hold_limit = static_cast<uint32_t>(v);
+			hold_limit_given = true;
 		} else if (name == "ce_threshold") {
 			ok = ParseTimeUs(arg, &cfg->ce_threshold_us, kCeMaxUs);
 		} else if (name == "spread") {
@@ -220,6 +222,9 @@ std::string DesyncParseWords(const std::string &words, DesyncConfig *cfg)
 		return "desync: groups must be a power of two";
 	if (!cfg->slot_rank && cfg->slot != 0xffffffffU && cfg->slot >= cfg->slots)
 		return "desync: slot must be below slots, random or rank";
+	/* As the module: a hold_limit not given follows a lower limit. */
+	if (!hold_limit_given && cfg->hold_limit > cfg->limit)
+		cfg->hold_limit = cfg->limit;
 	if (cfg->hold_limit > cfg->limit)
 		return "desync: hold_limit must not exceed limit";
 	/* desync_check_slot_map() of the module */
