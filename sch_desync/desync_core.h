@@ -159,7 +159,7 @@ struct desync_pkt {
 	s32		payload;	/* transport payload bytes, -1 unknown */
 	u8		has_dst;
 	u8		tcp_flags;	/* TCP header flags, 0 if not TCP */
-	u8		later;		/* its departure time (EDT) lies ahead */
+	u8		later;		/* FIN/RST: departure time (EDT) ahead */
 };
 
 struct desync_core_stats {
@@ -343,6 +343,15 @@ static inline u32 desync_classify(const struct desync_sched *s,
 	return (u32)(((u64)key * s->ngroups) >> 32);
 }
 
+/* A FIN or RST without payload whose group has nothing queued. */
+static inline bool desync_lone_close(const struct desync_sched *s,
+				     const struct desync_pkt *pk)
+{
+	return pk->payload == 0 &&
+	       (pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST)) &&
+	       !s->groups[desync_classify(s, pk)].segs;
+}
+
 /*
  * Packets that are never held: TC_PRIO_CONTROL, the priorities in
  * bypass_prio (OSP's stage 1), and packets without transport payload (a
@@ -365,7 +374,7 @@ static inline bool desync_bypass(const struct desync_sched *s,
 		return false;
 	if (!(pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST)))
 		return true;
-	return !pk->later && !s->groups[desync_classify(s, pk)].segs;
+	return !pk->later && desync_lone_close(s, pk);
 }
 
 /*
@@ -377,9 +386,7 @@ static inline bool desync_bypass(const struct desync_sched *s,
 static inline bool desync_waits_for_stamp(const struct desync_sched *s,
 					  const struct desync_pkt *pk)
 {
-	return pk->later && pk->payload == 0 &&
-	       (pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST)) &&
-	       !s->groups[desync_classify(s, pk)].segs;
+	return pk->later && desync_lone_close(s, pk);
 }
 
 /*

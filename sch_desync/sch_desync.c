@@ -268,7 +268,7 @@ static void desync_read_pkt(const struct desync_sched_data *q,
 	pk->has_dst = 0;
 	pk->tcp_flags = 0;
 	pk->flow_hash = 0;
-	pk->later = desync_edt_future(skb, now);
+	pk->later = 0;
 
 	switch (skb_protocol(skb, true)) {
 	case htons(ETH_P_IP): {
@@ -306,6 +306,9 @@ static void desync_read_pkt(const struct desync_sched_data *q,
 
 	if (q->core.p.group_by == DESYNC_GROUP_BY_FLOW || !pk->has_dst)
 		pk->flow_hash = skb_get_hash(skb);
+	/* Only a FIN or RST asks about its departure time (desync_bypass()). */
+	if (pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST))
+		pk->later = desync_edt_future(skb, now);
 }
 
 /* Segments a packet will be on the wire: what 'limit' and 'hold_limit' count. */
