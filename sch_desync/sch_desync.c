@@ -919,7 +919,7 @@ static int desync_parse_slot_map(const struct nlattr *attr,
 	if (!n)
 		return 0;
 
-	m = kmalloc(struct_size(m, e, n), GFP_KERNEL);
+	m = kmalloc(struct_size(m, e, n), GFP_KERNEL_ACCOUNT);
 	if (!m) {
 		NL_SET_ERR_MSG(extack, "desync: cannot allocate slot_map");
 		return -ENOMEM;
@@ -1021,10 +1021,15 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	/* Allocate before taking the lock: a failure must change nothing. */
 	rehash = !q->core.groups || cfg.groups != q->cfg.groups ||
 		 cfg.group_by != q->cfg.group_by;
+	/*
+	 * The tables reach 17 MiB, and a container's root configures qdiscs
+	 * in its own netns: charge them to whoever asked, as its sockets are.
+	 */
 	if (rehash) {
 		new_groups = kvcalloc(cfg.groups, sizeof(*new_groups),
-				      GFP_KERNEL);
-		new_heap = kvcalloc(cfg.groups, sizeof(*new_heap), GFP_KERNEL);
+				      GFP_KERNEL_ACCOUNT);
+		new_heap = kvcalloc(cfg.groups, sizeof(*new_heap),
+				    GFP_KERNEL_ACCOUNT);
 		if (!new_groups || !new_heap) {
 			desync_free_tables(new_groups, new_heap);
 			NL_SET_ERR_MSG(extack, "desync: cannot allocate group table");

@@ -13,6 +13,7 @@ ALL_TESTS="
 	del_while_held
 	change_under_traffic
 	netns_teardown_unload
+	table_memcg_charged
 	kernel_log_clean
 "
 RETRY_TESTS="change_releases_at_once"
@@ -159,6 +160,35 @@ netns_teardown_unload()
 	module_load > /dev/null 2>&1
 	# Tests after this one start from the same topology.
 	ns_create || fail "cannot re-create the test namespaces"
+}
+
+# The group table, up to 17 MiB, is charged to the memory cgroup of the
+# task that configures it: a container's root may add qdiscs in its own
+# netns, and must not allocate past its limit that way.
+table_memcg_charged()
+{
+	local cg=/sys/fs/cgroup/desync-memcg mib=$((1024 * 1024)) before after freed
+
+	if ! grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		skip "no cgroup2 memory controller"
+		return
+	fi
+	echo +memory > /sys/fs/cgroup/cgroup.subtree_control &&
+		mkdir "$cg" || { fail "cannot make the memory cgroup $cg"; return; }
+	defer rmdir "$cg"
+	before=$(< "$cg/memory.current")
+	defer_once "root:$DEV" qdisc_del_root "$DEV"
+	# 262144 groups of 64 bytes and their heap: 17 MiB.
+	sh -c 'echo $$ > "$1/cgroup.procs" &&
+	       exec tc -n "$2" qdisc add dev "$3" root desync groups 262144' \
+		_ "$cg" "$NS_A" "$DEV" 2> "$TMPD/memcg.err" ||
+		{ fail "tc in the cgroup failed: $(cat "$TMPD/memcg.err")"; return; }
+	after=$(< "$cg/memory.current")
+	tcok qdisc del dev "$DEV" root || return
+	freed=$(< "$cg/memory.current")
+	note "memory.current: $before before, $after with the qdisc, $freed after del"
+	assert_cmp "charged for the table (MiB)" $(((after - before) / mib)) -ge 16
+	assert_cmp "uncharged by del (MiB)" $(((after - freed) / mib)) -ge 16
 }
 
 kernel_log_clean()
