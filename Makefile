@@ -4,7 +4,8 @@
 #
 #   make                 module (for the running kernel, or KDIR=), tc plugin, tools
 #   make install         install the module (+ depmod), the tc plugin,
-#                        tc-desync(8) and desyncctl with desyncctl(8) and its
+#                        tc-desync(8), desync-apply(8) with desync@.service,
+#                        and desyncctl with desyncctl(8) and its
 #                        exporter units (PREFIX=/usr); says how to sign the
 #                        module for Secure Boot
 #   make uninstall       remove what make install installed
@@ -66,6 +67,7 @@ tools:
 # desyncctl needs libnl-3: a host without it still installs the rest.
 CTLMAKE	= $(MAKE) -C tools/desyncctl PREFIX="$(PREFIX)" MANDIR="$(MANDIR)" \
 	  VERSION="$(DESYNC_VERSION)"
+BOOTMAKE = $(MAKE) -C tools/boot PREFIX="$(PREFIX)" MANDIR="$(MANDIR)"
 HAVE_LIBNL := $(shell pkg-config --exists libnl-route-3.0 2>/dev/null && echo yes)
 
 install: plugin
@@ -74,6 +76,7 @@ install: plugin
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 	$(MAKE) -C tc-plugin install
 	install -D -m 0644 man/tc-desync.8 $(DESTDIR)$(MANDIR)/man8/tc-desync.8
+	$(BOOTMAKE) install
 ifeq ($(HAVE_LIBNL),yes)
 	$(CTLMAKE) install
 else
@@ -88,6 +91,7 @@ uninstall:
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 	$(MAKE) -C tc-plugin uninstall
 	rm -f $(DESTDIR)$(MANDIR)/man8/tc-desync.8
+	$(BOOTMAKE) uninstall
 	$(CTLMAKE) uninstall
 
 version:

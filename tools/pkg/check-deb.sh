@@ -65,6 +65,11 @@ check "q_desync.so in /usr/lib/$multiarch/tc, where tc looks" \
 check "tc looks in that folder (strings tc)" \
 	grep -qx "/usr/lib/$multiarch/tc/" <<< "$(strings /usr/sbin/tc)"
 check "tc-desync(8) in tc-desync" has "$tc_files" "usr/share/man/man8/tc-desync.8.gz"
+check "desync-apply(8) and desync@.service in tc-desync" eval \
+	'has "$tc_files" usr/sbin/desync-apply &&
+	 has "$tc_files" usr/share/man/man8/desync-apply.8.gz &&
+	 has "$tc_files" "lib/systemd/system/desync@.service" &&
+	 has "$tc_files" usr/share/doc/tc-desync/examples/desync.conf'
 check "tc-desync depends on iproute2" \
 	grep -q 'iproute2' <<< "$(dpkg-deb -f "$tc_deb" Depends)"
 check "sch-desync-dkms depends on dkms" \
