@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -152,40 +153,50 @@ static int desync_get_unsigned(__u64 *val, const char *arg, __u64 max)
 }
 
 /*
- * get_time() converts a double to unsigned int unchecked: "-1ms", "inf"
- * and "5000s" come out as garbage rather than errors.  Reject what does
- * not start like a number, and check the range before calling it.
- * get_time64() (nanoseconds) has the same units but a range large enough
- * to tell whether the microseconds fit in 32 bits.
+ * A time in tc's words ("4.1ms", "2s", "250us", a bare number of
+ * microseconds) to whole microseconds.  iproute2's get_time() and
+ * get_time64() truncate after a floating-point multiply, so "4.1ms" looked
+ * like a fraction of a microsecond and "0.031942s" became 31941 us (and
+ * "-1ms" or "inf" garbage): round instead, and refuse only a real fraction
+ * of a microsecond ("1.5us", "500ns"), which the kernel could not take.
+ * A tenth of a nanosecond is more than the multiply's own error.
  */
+static const struct {
+	const char	*unit;
+	double		us;
+} desync_time_units[] = {
+	{ "", 1 },
+	{ "s", 1e6 }, { "sec", 1e6 }, { "secs", 1e6 },
+	{ "ms", 1e3 }, { "msec", 1e3 }, { "msecs", 1e3 },
+	{ "us", 1 }, { "usec", 1 }, { "usecs", 1 },
+	{ "ns", 1e-3 }, { "nsec", 1e-3 }, { "nsecs", 1e-3 },
+};
+
 static int desync_get_time(__u64 *val, const char *arg)
 {
-	unsigned int us;
-	double bare;
+	double t, us;
 	char *end;
-	__s64 ns;
+	size_t i;
 
 	if (!isdigit((unsigned char)arg[0]) &&
 	    !(arg[0] == '.' && isdigit((unsigned char)arg[1])))
 		return -1;
-
-	/* Even in microseconds (no unit) more than 2^32 cannot fit */
-	if (strtod(arg, NULL) > UINT32_MAX)
+	/* Decimal only: strtod() would also read "0x1p3". */
+	if (arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X'))
 		return -1;
-	if (get_time64(&ns, arg) == 0 && ns / 1000 > UINT32_MAX)
+	t = strtod(arg, &end);
+	for (i = 0; i < ARRAY_SIZE(desync_time_units); i++)
+		if (strcasecmp(end, desync_time_units[i].unit) == 0)
+			break;
+	if (i == ARRAY_SIZE(desync_time_units))
 		return -1;
-	/*
-	 * The kernel takes whole microseconds: "500ns" or "1.5us" would
-	 * silently lose their fraction.  A bare number is microseconds.
-	 */
-	bare = strtod(arg, &end);
-	if (*end == '\0' ? bare != (double)(__u64)bare :
-	    get_time64(&ns, arg) == 0 && ns % 1000)
+	us = t * desync_time_units[i].us;
+	/* Negated, so that NaN fails too; no libm call tc might not have. */
+	if (!(us >= 0 && us < (double)UINT32_MAX + 0.5))
 		return -1;
-
-	if (get_time(&us, arg))
+	*val = (__u64)(us + 0.5);
+	if (us - (double)*val > 1e-4 || (double)*val - us > 1e-4)
 		return -1;
-	*val = us;
 	return 0;
 }
 

@@ -109,6 +109,9 @@ bad "idle 500ns rounds to 0" 'desync: illegal "idle" value "500ns"' idle 500ns
 bad "offset_max 1.5us" 'desync: illegal "offset_max" value "1.5us"' offset_max 1.5us
 bad "ce_threshold 999ns" 'desync: illegal "ce_threshold" value "999ns"' ce_threshold 999ns
 bad "idle 2.5 (bare microseconds)" 'desync: illegal "idle" value "2.5"' idle 2.5
+bad "idle 4.0001ms" 'desync: illegal "idle" value "4.0001ms"' idle 4.0001ms
+bad "idle 0x10ms (hexadecimal)" 'desync: illegal "idle" value "0x10ms"' idle 0x10ms
+bad "offset_max 4295s (over 2^32 us)" 'desync: illegal "offset_max" value "4295s"' offset_max 4295s
 bad "spread 101" 'desync: illegal "spread" value "101"' spread 101
 bad "spread -1" 'desync: illegal "spread" value "-1"' spread -1
 bad "spread %" 'desync: illegal "spread" value "%"' spread %
@@ -175,6 +178,12 @@ add "idle 1s" "idle=1000000" idle 1s
 add "idle 500us" "idle=500" idle 500us
 add "idle 250 (bare number: microseconds)" "idle=250" idle 250
 add "idle 1.5ms" "idle=1500" idle 1.5ms
+# A decimal fraction of a unit is rounded, not cut after the multiply.
+add "offset_max 4.1ms" "offset_max=4100" offset_max 4.1ms
+add "idle 2.01ms, as tc prints it" "idle=2010" idle 2.01ms
+add "ce_threshold 0.031942s" "ce_threshold=31942" ce_threshold 0.031942s
+add "idle 1000ns" "idle=1" idle 1000ns
+add "idle 2MS (units in any case, as tc's)" "idle=2000" idle 2MS
 add "offset_max 4294s (largest whole seconds)" "offset_max=4294000000" \
 	offset_max 4294s
 add "ce_threshold 0 (off)" "ce_threshold=0" ce_threshold 0

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
+#include <strings.h>
 #include <vector>
 
 namespace {
@@ -92,7 +93,8 @@ bool ParseTimeUs(const std::string &arg, uint32_t *us, uint64_t max_us)
 {
 	uint64_t ns;
 
-	if (!DesyncParseTimeNs(arg, &ns) || ns / 1000 > max_us)
+	/* As the plugin: whole microseconds, a fraction is refused. */
+	if (!DesyncParseTimeNs(arg, &ns) || ns % 1000 || ns / 1000 > max_us)
 		return false;
 	*us = static_cast<uint32_t>(ns / 1000);
 	return true;
@@ -119,12 +121,15 @@ bool DesyncParseTimeNs(const std::string &arg, uint64_t *ns)
 	char *end;
 	double v;
 
+	/* Decimal only, as the plugin: strtod() would also read "0x1p3". */
 	if (arg.empty() || !(isdigit(static_cast<unsigned char>(arg[0])) ||
-			     arg[0] == '.'))
+			     arg[0] == '.') || arg.compare(0, 2, "0x") == 0 ||
+	    arg.compare(0, 2, "0X") == 0)
 		return false;
 	v = strtod(arg.c_str(), &end);
 	for (const auto &u : units) {
-		if (std::string(end) == u.unit) {
+		/* Units in any case, as tc's. */
+		if (strcasecmp(end, u.unit) == 0) {
 			v *= u.ns;
 			if (v > 1e18)
 				return false;
@@ -189,7 +194,8 @@ std::string DesyncParseWords(const std::string &words, DesyncConfig *cfg)
 			cfg->slot_rank = arg == "rank";
 			if (arg == "random" || cfg->slot_rank)
 				cfg->slot = 0xffffffffU;
-			else if ((ok = ParseUnsigned(arg, 0xfffffffeU, &v)))
+			/* 2^32 - 1 is "random" in the plugin too. */
+			else if ((ok = ParseUnsigned(arg, 0xffffffffU, &v)))
 				cfg->slot = static_cast<uint32_t>(v);
 		} else if (name == "seed") {
 			ok = ParseUnsigned(arg, UINT64_MAX, &cfg->seed);

@@ -162,6 +162,9 @@ bad_opt --hostRate=fast
 bad_opt --desync="offset_max"
 bad_opt --desync="groups 3"
 bad_opt --desync="sticky 1"
+# Whole microseconds, as the plugin takes them.
+bad_opt --desync="idle 1.5us"
+bad_opt --desync="offset_max 0x10ms"
 bad_opt --desync="slots 4 slot_map 1:0"
 bad_opt --desync="group_by mark slots 4 slot_map 1:4"
 bad_opt --stage1=1
