@@ -61,7 +61,10 @@ void dsq_report(const char *what, int nlerr);
 /*
  * Every desync qdisc of the devices named in @devs (@ndev of them; all
  * devices when @ndev is 0), sorted by device, then parent, then handle.
- * A device that does not exist is an error (-ENODEV, with a message).
+ * A device that does not exist is an error (-ENODEV, with a message)
+ * after which @out still holds the qdiscs of the devices that do: an
+ * export must not go stale because one device went away.  On any other
+ * error @out is empty.
  */
 int dsq_collect(struct nl_sock *sk, char *const *devs, int ndev,
 		struct dsq_list *out);

@@ -182,15 +182,22 @@ static int run(struct nl_sock *sk, const struct args *a)
 		return 2;
 	}
 
+	/*
+	 * A named device that is gone fails the command, but what the
+	 * others have is still written: a timer's export of several
+	 * devices must not keep serving the old values of all of them.
+	 */
 	err = dsq_collect(sk, a->devs, a->ndev, &l);
-	if (err)
+	if (err && err != -ENODEV) {
+		dsq_list_free(&l);
 		return 1;
+	}
 	if (!strcmp(a->cmd, "export")) {
 		/* No desync qdisc is a valid, empty export, not an error */
-		if (a->output)
-			err = export_file(a->output, &l);
-		else
+		if (!a->output)
 			dsq_print_prom(stdout, &l);
+		else if (export_file(a->output, &l))
+			err = 1;
 	} else if (a->json) {
 		dsq_print_json(stdout, &l);
 	} else {

@@ -290,6 +290,7 @@ int dsq_collect(struct nl_sock *sk, char *const *devs, int ndev,
 	struct nl_cache *links = NULL, *qdiscs = NULL;
 	struct dsq_raw raw = {};
 	int *ifindex = NULL;
+	bool missing = false;
 	int err, k;
 
 	memset(out, 0, sizeof(*out));
@@ -306,11 +307,11 @@ int dsq_collect(struct nl_sock *sk, char *const *devs, int ndev,
 		}
 	}
 	for (k = 0; k < ndev; k++) {
+		/* 0 matches no device: the others are still listed. */
 		ifindex[k] = rtnl_link_name2i(links, devs[k]);
 		if (!ifindex[k]) {
 			fprintf(stderr, "desyncctl: no device \"%s\"\n", devs[k]);
-			err = -ENODEV;
-			goto out;
+			missing = true;
 		}
 	}
 
@@ -325,6 +326,8 @@ int dsq_collect(struct nl_sock *sk, char *const *devs, int ndev,
 	err = raw.err;
 	if (!err)
 		err = dsq_build(qdiscs, links, &raw, ifindex, ndev, out);
+	if (!err && missing)
+		err = -ENODEV;
 out:
 	free(raw.v);
 	free(ifindex);

@@ -167,6 +167,23 @@ export_file()
 	! "$CTL" export --output "$TMPD/none/desync.prom" 2> /dev/null
 }
 
+# A named device that is gone fails the export, but the file is still
+# rewritten with what the others have: node_exporter must not keep
+# serving the old values of every device.
+export_missing_device()
+{
+	local rc
+
+	mkdir "$TMPD/tm"
+	echo stale > "$TMPD/tm/desync.prom"
+	"$CTL" export lo desync-nosuch0 --output "$TMPD/tm/desync.prom" 2> "$TMPD/err"
+	rc=$?
+	[ "$rc" -eq 1 ] || { echo "exit $rc, want 1"; return 1; }
+	grep -q 'no device "desync-nosuch0"' "$TMPD/err" || { cat "$TMPD/err"; return 1; }
+	! grep -q stale "$TMPD/tm/desync.prom" || { echo "the old export stayed"; return 1; }
+	promtool check metrics < "$TMPD/tm/desync.prom"
+}
+
 # Debian's node_exporter (unpacked into the cache, not installed: no
 # daemon is left running) serves an export through its textfile
 # collector: the last step of the path from qdisc to Prometheus.
@@ -219,7 +236,7 @@ install_tree()
 }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..11"
 run prom_valid
 run prom_values
 run json_valid
@@ -228,6 +245,7 @@ run man_renders
 run man_complete
 run cli_errors
 run export_file
+run export_missing_device
 run node_exporter_scrape
 run install_tree
 echo "$PASS passed, $FAIL failed"

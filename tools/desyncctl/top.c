@@ -96,8 +96,10 @@ int dsq_top(struct nl_sock *sk, char *const *devs, int ndev,
 	int err;
 
 	err = dsq_collect(sk, devs, ndev, &prev);
-	if (err)
+	if (err) {
+		dsq_list_free(&prev);
 		return err;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t_prev);
 	next = t_prev;
 	for (n = 1; !count || n <= count; n++) {
@@ -111,8 +113,10 @@ int dsq_top(struct nl_sock *sk, char *const *devs, int ndev,
 				       NULL) == EINTR)
 			;
 		err = dsq_collect(sk, devs, ndev, &now);
-		if (err)
+		if (err) {
+			dsq_list_free(&now);
 			break;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t_now);
 		draw_frame(stdout, &now, &prev, elapsed(&t_prev, &t_now), n, tty);
 		dsq_list_free(&prev);
