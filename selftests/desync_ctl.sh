@@ -67,7 +67,8 @@ compare()	# MODE DEV
 ctl_show_json()
 {
 	tcok qdisc add dev "$DEV" root handle 8: desync offset_max 5ms slots 4 \
-		slot 2 hold_limit 100 spread 25 bypass_prio 3,5 ce_threshold 700us || return
+		slot 2 hold_limit 100 spread 25 bypass_prio 3,5 ce_threshold 700us \
+		group_by mark slot_map 1:2,3:0 || return
 	some_bursts
 	both_views "$DEV" show "$DEV" --json
 	compare json "$DEV"
@@ -80,7 +81,8 @@ ctl_show_text()
 {
 	local tc_opts ctl_opts tc_xs
 
-	tcok qdisc add dev "$DEV" root handle 9: desync idle 3ms groups 64 || return
+	tcok qdisc add dev "$DEV" root handle 9: desync idle 3ms groups 64 \
+		group_by prio slots 8 slot_map 4:7 || return
 	some_bursts
 	tca -s qdisc show dev "$DEV" > "$TMPD/tc.txt"
 	ctl show "$DEV" > "$TMPD/ctl.txt" || fail "desyncctl show $DEV failed"

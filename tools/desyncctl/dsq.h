@@ -43,6 +43,10 @@ struct dsq {
 	/* Options as they cross netlink (times in us), see has_opt */
 	uint64_t		opt[TCA_DESYNC_MAX + 1];
 	bool			has_opt[TCA_DESYNC_MAX + 1];
+	/* TCA_DESYNC_SLOT_MAP, an array rather than a number */
+	struct tc_desync_slot_entry slot_map[TC_DESYNC_SLOT_MAP_MAX];
+	uint32_t		slot_map_len;
+	bool			has_slot_map;
 	struct tc_desync_xstats	xs;
 	bool			has_xs;
 };

@@ -69,6 +69,17 @@ static void json_opt(FILE *f, const struct dsq *d, int type)
 	}
 }
 
+static void json_slot_map(FILE *f, const struct dsq *d)
+{
+	uint32_t i;
+
+	fputs("\"slot_map\":[", f);
+	for (i = 0; i < d->slot_map_len; i++)
+		fprintf(f, "%s{\"key\":%u,\"slot\":%u}", i ? "," : "",
+			d->slot_map[i].key, d->slot_map[i].slot);
+	fputc(']', f);
+}
+
 static void json_one(FILE *f, const struct dsq *d)
 {
 	const struct tc_desync_xstats *x = &d->xs;
@@ -84,11 +95,17 @@ static void json_one(FILE *f, const struct dsq *d)
 		h, p);
 	fputs("\"options\":{", f);
 	for (i = 0; i < dsq_opt_count; i++) {
-		if (!d->has_opt[dsq_opt_order[i]])
-			continue;
-		fputs(sep, f);
-		json_opt(f, d, dsq_opt_order[i]);
-		sep = ",";
+		if (d->has_opt[dsq_opt_order[i]]) {
+			fputs(sep, f);
+			json_opt(f, d, dsq_opt_order[i]);
+			sep = ",";
+		}
+		/* Where tc prints it: after bypass_prio. */
+		if (dsq_opt_order[i] == TCA_DESYNC_BYPASS_PRIO && d->has_slot_map) {
+			fputs(sep, f);
+			json_slot_map(f, d);
+			sep = ",";
+		}
 	}
 	fputs("},", f);
 	fprintf(f, "\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64 ",\"drops\":%" PRIu64

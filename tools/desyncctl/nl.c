@@ -50,7 +50,25 @@ static struct nla_policy desync_policy[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_BYPASS_PRIO]	= { .type = NLA_U64 },
 	[TCA_DESYNC_SPREAD]		= { .type = NLA_U32 },
 	[TCA_DESYNC_STICKY]		= { .type = NLA_U32 },
+	/* Any length: dsq_parse_slot_map() checks it. */
+	[TCA_DESYNC_SLOT_MAP]		= { .type = NLA_UNSPEC },
 };
+
+/*
+ * A whole number of entries, as many as the kernel takes at most; a map
+ * of any other length comes from no kernel this tool knows and is left
+ * out, as the tc plugin leaves it out.
+ */
+static void dsq_parse_slot_map(struct dsq *d, const struct nlattr *a)
+{
+	size_t len = nla_len(a);
+
+	if (len % sizeof(d->slot_map[0]) || len > sizeof(d->slot_map))
+		return;
+	memcpy(d->slot_map, nla_data(a), len);
+	d->slot_map_len = len / sizeof(d->slot_map[0]);
+	d->has_slot_map = true;
+}
 
 static struct nla_policy stats2_policy[TCA_STATS_MAX + 1] = {
 	[TCA_STATS_APP]	= { .type = NLA_UNSPEC },
@@ -141,6 +159,10 @@ static void dsq_parse_options(struct dsq *d, struct nlattr *opts)
 	for (type = TCA_DESYNC_UNSPEC + 1; type <= TCA_DESYNC_MAX; type++) {
 		if (!tb[type] || type == TCA_DESYNC_PAD)
 			continue;
+		if (type == TCA_DESYNC_SLOT_MAP) {
+			dsq_parse_slot_map(d, tb[type]);
+			continue;
+		}
 		if (desync_policy[type].type == NLA_U64)
 			d->opt[type] = nla_get_u64(tb[type]);
 		else

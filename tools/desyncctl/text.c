@@ -83,6 +83,19 @@ static void print_opt(FILE *f, const struct dsq *d, int type)
 	}
 }
 
+/* As tc takes it: KEY:SLOT pairs, "none" for an empty map. */
+static void print_slot_map(FILE *f, const struct dsq *d)
+{
+	uint32_t i;
+
+	fputs(" slot_map ", f);
+	if (!d->slot_map_len)
+		fputs("none", f);
+	for (i = 0; i < d->slot_map_len; i++)
+		fprintf(f, "%s%u:%u", i ? "," : "", d->slot_map[i].key,
+			d->slot_map[i].slot);
+}
+
 static void print_one(FILE *f, const struct dsq *d)
 {
 	const struct tc_desync_xstats *x = &d->xs;
@@ -92,9 +105,13 @@ static void print_one(FILE *f, const struct dsq *d)
 	dsq_fmt_handle(h, sizeof(h), d->handle);
 	dsq_fmt_parent(p, sizeof(p), d->parent);
 	fprintf(f, "qdisc desync %s dev %s parent %s\n", h, d->dev, p);
-	for (i = 0; i < dsq_opt_count; i++)
+	for (i = 0; i < dsq_opt_count; i++) {
 		if (d->has_opt[dsq_opt_order[i]])
 			print_opt(f, d, dsq_opt_order[i]);
+		/* Where tc prints it: after bypass_prio. */
+		if (dsq_opt_order[i] == TCA_DESYNC_BYPASS_PRIO && d->has_slot_map)
+			print_slot_map(f, d);
+	}
 	fputc('\n', f);
 	fprintf(f, " Sent %" PRIu64 " bytes %" PRIu64 " pkt (dropped %" PRIu64
 		", overlimits %" PRIu64 " requeues %" PRIu64 ")\n",
