@@ -16,7 +16,7 @@
 
 enum {
 	TCA_DESYNC_UNSPEC,
-	TCA_DESYNC_LIMIT,		/* u32: packets queued in total */
+	TCA_DESYNC_LIMIT,		/* u32: segments queued in total */
 	TCA_DESYNC_GROUP_BY,		/* u32: enum tc_desync_group_by */
 	TCA_DESYNC_GROUPS,		/* u32: group buckets, power of two */
 	TCA_DESYNC_IDLE,		/* u32: us of silence that ends a burst */
@@ -24,7 +24,7 @@ enum {
 	TCA_DESYNC_SLOTS,		/* u32: slots in [0, offset_max) */
 	TCA_DESYNC_SLOT,		/* u32: fixed slot or TC_DESYNC_SLOT_RANDOM */
 	TCA_DESYNC_SEED,		/* u64: seed of the offset generator */
-	TCA_DESYNC_HOLD_LIMIT,		/* u32: packets that end a hold early */
+	TCA_DESYNC_HOLD_LIMIT,		/* u32: segments that end a hold early */
 	TCA_DESYNC_CE_THRESHOLD,	/* u32: us since eligible, 0 = off */
 	TCA_DESYNC_BYPASS_PRIO,		/* u64: bitmap of skb priorities 0..63 */
 	TCA_DESYNC_PAD,
@@ -68,7 +68,7 @@ struct tc_desync_xstats {
 	__u64	ce_mark;	/* packets CE-marked above ce_threshold */
 	__u64	drop_overlimit;	/* packets dropped over limit */
 	__u64	bypass;		/* packets sent ahead, never held */
-	__u64	throttled;	/* times a group waited for an EDT timestamp */
+	__u64	throttled;	/* packets that waited for their EDT timestamp */
 	__u32	groups_active;	/* groups with packets, not held */
 	__u32	groups_held;	/* groups held now */
 };

@@ -789,7 +789,7 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 {
 	if (desync_out_of_range(tb[TCA_DESYNC_LIMIT], 1, DESYNC_LIMIT_MAX)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_LIMIT],
-				    "desync: limit must be 1..1000000 packets");
+				    "desync: limit must be 1..1000000 segments");
 		return -EINVAL;
 	}
 	if (desync_out_of_range(tb[TCA_DESYNC_GROUP_BY], 0,
