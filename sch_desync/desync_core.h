@@ -406,6 +406,20 @@ static inline bool desync_bypass_fits(u32 bypass_segs, u32 segs, u32 limit)
 				 limit >> DESYNC_BYPASS_LIMIT_SHIFT);
 }
 
+/*
+ * May a packet of @segs segments stamped for a departure time ahead (EDT)
+ * join @stamped_segs already waiting for theirs?  Any local user may stamp
+ * packets up to the horizon (SO_TXTIME needs no privilege), so, like the
+ * bypass FIFO, they hold at most a 1 << LIMIT_SHIFT part of 'limit':
+ * otherwise a few hundred stamped skbs could fill it for seconds and every
+ * other flow would be dropped meanwhile.
+ */
+static inline bool desync_stamped_fits(u32 stamped_segs, u32 segs, u32 limit)
+{
+	return desync_limit_fits(stamped_segs, segs,
+				 limit >> DESYNC_BYPASS_LIMIT_SHIFT);
+}
+
 /* Whether the bypass FIFO, when it has a packet, goes before the groups. */
 static inline bool desync_bypass_ahead(const struct desync_sched *s)
 {

@@ -151,6 +151,7 @@ struct desync_sched_data {
 	struct sk_buff		*bypass_tail;
 	u32			bypass_segs;
 	u32			segs;		/* queued in total, for 'limit' */
+	u32			stamped_segs;	/* of packets stamped ahead */
 	struct rb_root_cached	edt_root;	/* waiting for skb->tstamp */
 	u32			perturbation;	/* hash seed of the group table */
 
@@ -187,6 +188,7 @@ static void desync_note_release(const struct desync_sched *s, u32 idx,
 struct desync_skb_cb {
 	u64		enq_ns;		/* in a group; in edt_root: ready */
 	u32		segs;
+	u8		stamped;	/* counted in stamped_segs */
 };
 
 static struct desync_skb_cb *desync_skb_cb(struct sk_buff *skb)
@@ -438,21 +440,37 @@ static void desync_edt_add(struct desync_sched_data *q, struct sk_buff *skb)
 	rb_insert_color_cached(&skb->rbnode, &q->edt_root, leftmost);
 }
 
+/* @skb leaves the qdisc: its segments no longer count against the limits. */
+static void desync_segs_leave(struct desync_sched_data *q, struct sk_buff *skb)
+{
+	const struct desync_skb_cb *cb = desync_skb_cb(skb);
+
+	q->segs -= cb->segs;
+	if (cb->stamped)
+		q->stamped_segs -= cb->segs;
+}
+
 static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 			      struct sk_buff **to_free)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
 	u32 segs = desync_skb_segs(skb);
 	struct desync_pkt pk;
+	bool stamped;
 	u64 now;
 
 	if (unlikely(!desync_limit_fits(q->segs, segs, sch->limit)))
 		goto drop;
 
 	now = ktime_get_ns();
+	stamped = desync_edt_future(skb, now);
+	if (unlikely(stamped &&
+		     !desync_stamped_fits(q->stamped_segs, segs, sch->limit)))
+		goto drop;
 	desync_read_pkt(q, skb, now, &pk);
 	desync_skb_cb(skb)->enq_ns = now;
 	desync_skb_cb(skb)->segs = segs;
+	desync_skb_cb(skb)->stamped = stamped;
 	if (desync_bypass(&q->core, &pk)) {
 		if (unlikely(!desync_bypass_fits(q->bypass_segs, segs,
 						 sch->limit)))
@@ -471,6 +489,8 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	}
 
 	q->segs += segs;
+	if (stamped)
+		q->stamped_segs += segs;
 	qdisc_qstats_backlog_inc(sch, skb);
 	sch->q.qlen++;
 	return NET_XMIT_SUCCESS;
@@ -627,7 +647,7 @@ static struct sk_buff *desync_dequeue_skb(struct Qdisc *sch)
 		return NULL;
 	}
 out:
-	q->segs -= desync_skb_cb(skb)->segs;
+	desync_segs_leave(q, skb);
 	qdisc_qstats_backlog_dec(sch, skb);
 	sch->q.qlen--;
 	qdisc_bstats_update(sch, skb);
@@ -690,6 +710,7 @@ static void desync_purge(struct Qdisc *sch)
 	if (core->groups)
 		desync_reset(core);
 	q->segs = 0;
+	q->stamped_segs = 0;
 }
 
 static void desync_reset_qdisc(struct Qdisc *sch)
@@ -1083,7 +1104,7 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 
 		if (!skb)
 			break;
-		q->segs -= desync_skb_cb(skb)->segs;
+		desync_segs_leave(q, skb);
 		dropped_pkts++;
 		dropped_bytes += qdisc_pkt_len(skb);
 		qdisc_qstats_backlog_dec(sch, skb);

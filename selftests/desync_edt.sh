@@ -11,6 +11,7 @@ ALL_TESTS="
 	edt_hold_slack
 	edt_per_flow
 	edt_fin_in_order
+	edt_stamped_share
 "
 # Timing windows: a failure is retried once, and the retry reported.
 RETRY_TESTS="edt_honoured edt_hold_slack edt_per_flow"
@@ -147,6 +148,27 @@ send(frame(101, 0x11, b""), 350000000)		# FIN, 50ms after the data
 	note "order at the receiver: $(cat "$out"), throttled ${SNAP[desync:throttled]}"
 	assert_eq "order at the receiver" "$(cat "$out")" "D F"
 	assert_eq "bypass" "${SNAP[desync:bypass]}" 0
+}
+
+# Any local user may stamp packets seconds ahead (SO_TXTIME needs no
+# privilege): they may fill a quarter of limit, not all of it, or every
+# other flow would be dropped until their time comes.
+edt_stamped_share()
+{
+	local out=$TMPD/edtshare
+
+	tcok qdisc add dev "$DEV" root desync limit 100 || return
+	psend -d "$B4" -n 1 -k 200 -s 200 -E 5s -S 1 > /dev/null
+	snap
+	note "stamped 5s ahead: qlen ${SNAP[desync:qlen]}, drop_overlimit ${SNAP[desync:drop_overlimit]}"
+	assert_eq "stamped packets queued (limit 100 / 4)" "${SNAP[desync:qlen]}" 25
+	assert_eq "stamped packets dropped" "${SNAP[desync:drop_overlimit]}" 175
+	# Stop before the stamped packets leave: only stream 2 is counted.
+	recv_start "$out" -l 0.0.0.0 -c 50 -q 1s -t 3s
+	psend -d "$B4" -n 5 -k 10 -g 20ms -s 200 -S 2 > /dev/null
+	recv_wait
+	assert_eq "unstamped packets received meanwhile" \
+		"$(bfield "$out" pkts 2 | awk '{ n += $1 } END { print n + 0 }')" 50
 }
 
 lib_init

@@ -934,6 +934,11 @@ static void test_limit_fits(void)
 	CHECK(!desync_limit_fits(~0U, 2, ~0U));
 	CHECK(desync_bypass_fits(0, 1, 3));
 	CHECK(!desync_bypass_fits(1, 1, 3));
+	/* Packets stamped ahead get the bypass FIFO's quarter of limit. */
+	CHECK(desync_stamped_fits(0, 64, 100));
+	CHECK(desync_stamped_fits(24, 1, 100));
+	CHECK(!desync_stamped_fits(25, 1, 100));
+	CHECK(!desync_stamped_fits(2500, 1, 10000));
 	CHECK(desync_bypass_fits(0, 64, 100));
 	CHECK(!desync_bypass_fits(1, 25, 100));
 }
