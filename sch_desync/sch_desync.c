@@ -1097,9 +1097,12 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 
 	/*
 	 * A packet a parent peeked at waits in sch->gso_skb, out of
-	 * q->segs: it is already on its way and is not trimmed.
+	 * q->segs: it is already on its way and is not trimmed.  The last
+	 * packet stays too: enqueue let it into an empty queue whatever its
+	 * segments (desync_limit_fits()), and a change must not drop it.
 	 */
-	while (q->segs > sch->limit) {
+	while (q->segs > sch->limit &&
+	       sch->q.qlen - skb_queue_len(&sch->gso_skb) > 1) {
 		struct sk_buff *skb = desync_steal_one(sch, now);
 
 		if (!skb)

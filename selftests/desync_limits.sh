@@ -15,6 +15,7 @@ ALL_TESTS="
 	drr_huge_stab
 	limits_count_segments
 	limit_tiny_tcp
+	change_keeps_lone_packet
 "
 # Timing windows: a failure is retried once, and the retry reported.
 RETRY_TESTS="hold_limit_early_release"
@@ -215,6 +216,32 @@ limit_tiny_tcp()
 	note "received $rx, bypassed ${SNAP[desync:bypass]}, dropped ${SNAP[desync:drops]}"
 	assert_eq "bytes received" "$rx" 100000
 	assert_cmp "bypassed" "${SNAP[desync:bypass]}" -gt 0
+}
+
+# A packet larger than limit enters an empty queue; a change that keeps
+# limit must not drop it.  Under a slow tbf the first two 45-segment
+# datagrams leave with the bucket, the third waits in tbf's peek for
+# seconds, the fourth alone in desync.
+change_keeps_lone_packet()
+{
+	local err d
+
+	dummy_add || { fail "cannot make a dummy device"; return; }
+	defer dummy_del
+	tcok qdisc add dev "$DUMMY" root handle 1: tbf rate 50kbit burst 100kb latency 20s &&
+		tcok qdisc add dev "$DUMMY" parent 1: handle 10: desync limit 10 hold_limit 10 ||
+		return
+	err=$(udp_gso_send 4 2>&1)
+	check_err $? "UDP GSO sender failed: $err"
+	nap 0.2
+	snap "$DUMMY"
+	d=${SNAP[desync:drops]}
+	assert_eq "datagrams in desync and tbf's peek" "${SNAP[desync:qlen]}" 2
+	tcok qdisc change dev "$DUMMY" parent 1: handle 10: desync ce_threshold 2ms
+	snap "$DUMMY"
+	note "desync qlen ${SNAP[desync:qlen]}, drops $d before the change, ${SNAP[desync:drops]} after"
+	assert_eq "drops after a change that keeps limit" "${SNAP[desync:drops]}" "$d"
+	assert_eq "datagrams still queued" "${SNAP[desync:qlen]}" 2
 }
 
 lib_init
