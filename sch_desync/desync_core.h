@@ -159,7 +159,7 @@ struct desync_pkt {
 	s32		payload;	/* transport payload bytes, -1 unknown */
 	u8		has_dst;
 	u8		tcp_flags;	/* TCP header flags, 0 if not TCP */
-	u8		later;		/* FIN/RST: departure time (EDT) ahead */
+	u8		later;		/* FIN/RST: keep departure-time order */
 };
 
 struct desync_core_stats {
@@ -358,8 +358,9 @@ static inline bool desync_lone_close(const struct desync_sched *s,
  * pure ACK starts no burst and clocks the peer's).  A FIN or RST carries
  * no payload either, but it must not overtake its connection's data: it
  * goes ahead only when its group has nothing queued.  Data whose
- * departure time lies ahead waits outside its group, so a FIN or RST
- * stamped for later waits in its group too, to leave in stamp order.
+ * departure time lies ahead waits outside its group, so a FIN or RST that
+ * may follow such data (pk->later) does not go ahead: it leaves in stamp
+ * order.
  */
 static inline bool desync_bypass(const struct desync_sched *s,
 				 const struct desync_pkt *pk)
@@ -378,10 +379,10 @@ static inline bool desync_bypass(const struct desync_sched *s,
 }
 
 /*
- * A FIN or RST stamped for later (not bypassed, above) whose group holds
- * nothing: its connection's data, if any, waits for its departure time
- * outside the group, and so does it, in stamp order and without starting
- * a burst.
+ * A FIN or RST that must keep departure-time order (stamped for later, or
+ * with packets waiting for their departure times; not bypassed, above)
+ * whose group holds nothing: its connection's data, if any, waits outside
+ * the group, and so does it, in stamp order and without starting a burst.
  */
 static inline bool desync_waits_for_stamp(const struct desync_sched *s,
 					  const struct desync_pkt *pk)

@@ -308,9 +308,15 @@ static void desync_read_pkt(const struct desync_sched_data *q,
 
 	if (q->core.p.group_by == DESYNC_GROUP_BY_FLOW || !pk->has_dst)
 		pk->flow_hash = skb_get_hash(skb);
-	/* Only a FIN or RST asks about its departure time (desync_bypass()). */
+	/*
+	 * Only a FIN or RST asks about departure times (desync_bypass()):
+	 * its own, when it lies ahead, or those of data waiting for theirs,
+	 * which may be its connection's and still unsent when their time
+	 * has come (a parent busy with another packet).
+	 */
 	if (pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST))
-		pk->later = desync_edt_future(skb, now);
+		pk->later = desync_edt_future(skb, now) ||
+			    !RB_EMPTY_ROOT(&q->edt_root.rb_root);
 }
 
 /* Segments a packet will be on the wire: what 'limit' and 'hold_limit' count. */
@@ -479,7 +485,8 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 		q->stat_bypass++;
 	} else if (unlikely(desync_waits_for_stamp(&q->core, &pk))) {
 		desync_edt_add(q, skb);
-		q->stat_edt_wait++;
+		if (stamped)
+			q->stat_edt_wait++;
 	} else {
 		u32 idx = desync_classify(&q->core, &pk);
 		struct desync_group *g = &q->core.groups[idx];

@@ -11,6 +11,7 @@ ALL_TESTS="
 	edt_hold_slack
 	edt_per_flow
 	edt_fin_in_order
+	edt_fin_after_due_data
 	edt_stamped_share
 "
 # Timing windows: a failure is retried once, and the retry reported.
@@ -84,15 +85,11 @@ edt_per_flow()
 	assert_cmp "throttled" "${SNAP[desync:throttled]}" -ge 1
 }
 
-# A data segment whose departure time lies ahead waits outside its group;
-# a FIN stamped later must not take the bypass past it because the group
-# looks empty.  Frames are built by hand on a packet socket: TCP itself
-# never stamps a segment for later under a qdisc other than fq.
-edt_fin_in_order()
+# The order in which the peer sees the segments of port 40001, "D" for
+# data and "F" for a FIN, into FILE; a capture on a packet socket, since
+# the frames below are no connection the peer's stack would take.
+fin_capture_start()	# FILE
 {
-	local out=$TMPD/finedt err pid
-
-	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 0 || return
 	rm -f "$TMPD/ready"
 	ip netns exec "$NS_B" "$PY" -c '
 import socket, struct, sys, time
@@ -113,22 +110,30 @@ while len(seen) < 2 and time.time() < end:
     flags = ip[ihl + 13]
     seen.append("F" if flags & 1 else "D")
 print(" ".join(seen))
-' "$PEER" "$TMPD/ready" > "$out" 2>&1 &
-	pid=$!
-	defer proc_stop "$pid"
-	wait_for_file "$TMPD/ready" 100 || { fail "capture did not start"; return; }
-	err=$(pyrun '
+' "$PEER" "$TMPD/ready" > "$1" 2>&1 &
+	FIN_CAPTURE=$!
+	defer proc_stop "$FIN_CAPTURE"
+	wait_for_file "$TMPD/ready" 100
+}
+
+# Runs SCRIPT with send(frame(seq, flags, payload[, sport]), ahead_ns):
+# TCP frames built by hand, sent on a packet socket with an SO_TXTIME
+# stamp ahead_ns from now (negative: in the past).  TCP itself never
+# stamps a segment for later under a qdisc other than fq.
+fin_frames_send()	# SCRIPT
+{
+	pyrun '
 import socket, struct, sys, time
 def csum(b):
     s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
     s = (s >> 16) + (s & 0xffff)
     return ~(s + (s >> 16)) & 0xffff
-def frame(seq, flags, payload):
+def frame(seq, flags, payload, sport=40001):
     src, dst = socket.inet_aton(sys.argv[2]), socket.inet_aton(sys.argv[3])
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 40 + len(payload), 1, 0, 64, 6,
                      0, src, dst)
     ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-    tcp = struct.pack("!HHIIBBHHH", 40001, 9, seq, 1, 5 << 4, flags, 65535, 0, 0)
+    tcp = struct.pack("!HHIIBBHHH", sport, 9, seq, 1, 5 << 4, flags, 65535, 0, 0)
     return (b"\x02\xd5\x00\x00\x00\x02\x02\xd5\x00\x00\x00\x01\x08\x00" +
             ip + tcp + payload)
 SO_TXTIME = 61
@@ -138,16 +143,57 @@ s.setsockopt(socket.SOL_SOCKET, SO_TXTIME, struct.pack("iI", time.CLOCK_MONOTONI
 def send(f, ahead):
     t = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + ahead
     s.sendmsg([f], [(socket.SOL_SOCKET, SO_TXTIME, struct.pack("Q", t))])
+exec(sys.argv[4])
+' "$DEV" "$A4" "$B4" "$1"
+}
+
+# A data segment whose departure time lies ahead waits outside its group;
+# a FIN stamped later must not take the bypass past it because the group
+# looks empty.
+edt_fin_in_order()
+{
+	local out=$TMPD/finedt err
+
+	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 0 || return
+	fin_capture_start "$out" || { fail "capture did not start"; return; }
+	err=$(fin_frames_send '
 send(frame(1, 0x18, b"x" * 100), 400000000)	# data, 400ms ahead
 time.sleep(0.1)					# it waits outside its group
 send(frame(101, 0x11, b""), 350000000)		# FIN, 50ms after the data
-' "$DEV" "$A4" "$B4" 2>&1)
+' 2>&1)
 	check_err $? "stamped frames not sent: $err"
-	wait "$pid"
+	wait "$FIN_CAPTURE"
 	snap
 	note "order at the receiver: $(cat "$out"), throttled ${SNAP[desync:throttled]}"
 	assert_eq "order at the receiver" "$(cat "$out")" "D F"
 	assert_eq "bypass" "${SNAP[desync:bypass]}" 0
+}
+
+# The same when the data's time has come but a busy parent has not taken
+# it yet: a FIN stamped after it, now past, must not take the bypass.
+# Under a 25kbit tbf the second filler waits about 160ms in tbf's peek,
+# while the data falls due (60ms) and the FIN arrives (100ms).
+edt_fin_after_due_data()
+{
+	local out=$TMPD/findue err
+
+	tcok qdisc add dev "$DEV" root handle 1: tbf rate 25kbit burst 1600 latency 5s &&
+		tcok qdisc add dev "$DEV" parent 1: desync idle 10ms offset_max 0 || return
+	fin_capture_start "$out" || { fail "capture did not start"; return; }
+	err=$(fin_frames_send '
+t0 = time.monotonic()
+send(frame(1, 0x18, b"x" * 100), 60000000)	# data, due at 60ms
+time.sleep(0.005)
+send(frame(1, 0x18, b"y" * 1000, 40002), 0)	# filler: leaves with the bucket
+send(frame(2, 0x18, b"y" * 1000, 40002), 0)	# filler: waits in the peek
+time.sleep(max(0, t0 + 0.1 - time.monotonic()))
+send(frame(101, 0x11, b""), -20000000)		# FIN, due at 80ms
+' 2>&1)
+	check_err $? "stamped frames not sent: $err"
+	wait "$FIN_CAPTURE"
+	snap
+	note "order at the receiver: $(cat "$out"), bypass ${SNAP[desync:bypass]}"
+	assert_eq "order at the receiver" "$(cat "$out")" "D F"
 }
 
 # Any local user may stamp packets seconds ahead (SO_TXTIME needs no
