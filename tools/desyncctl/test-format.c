@@ -61,6 +61,13 @@ int main(int argc, char **argv)
 	     TC_H_MAKE(1U << 16, 1), 100);
 	fill(&v[2], "ens\"1\\", TC_H_MAKE(0x8003U << 16, 0),
 	     TC_H_MAKE(1U << 16, 2), 200);
+	/* Zero times as tc prints them, and a slot_map. */
+	v[2].opt[TCA_DESYNC_IDLE] = 0;
+	v[2].opt[TCA_DESYNC_CE_THRESHOLD] = 0;
+	v[2].slot_map[0] = (struct tc_desync_slot_entry){ 1, 0 };
+	v[2].slot_map[1] = (struct tc_desync_slot_entry){ 7, 3 };
+	v[2].slot_map_len = 2;
+	v[2].has_slot_map = true;
 	if (argc != 2)
 		return 2;
 	if (!strcmp(argv[1], "text"))

@@ -64,7 +64,8 @@ static void print_opt(FILE *f, const struct dsq *d, int type)
 	case TCA_DESYNC_IDLE:
 	case TCA_DESYNC_OFFSET_MAX:
 	case TCA_DESYNC_CE_THRESHOLD:
-		fputs(fmt_ns(buf, sizeof(buf), v * 1000), f);
+		/* tc prints these with sprint_time(), in us: 0 is "0us". */
+		fputs(v ? fmt_ns(buf, sizeof(buf), v * 1000) : "0us", f);
 		break;
 	case TCA_DESYNC_SLOT:
 		if (v == TC_DESYNC_SLOT_RANDOM)
