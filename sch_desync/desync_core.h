@@ -400,24 +400,18 @@ static inline bool desync_limit_fits(u32 queued, u32 segs, u32 limit)
 	return !queued || (u64)queued + segs <= limit;
 }
 
-/* May a bypass packet of @segs segments join @bypass_segs already queued? */
-static inline bool desync_bypass_fits(u32 bypass_segs, u32 segs, u32 limit)
-{
-	return desync_limit_fits(bypass_segs, segs,
-				 limit >> DESYNC_BYPASS_LIMIT_SHIFT);
-}
-
 /*
- * May a packet of @segs segments stamped for a departure time ahead (EDT)
- * join @stamped_segs already waiting for theirs?  Any local user may stamp
- * packets up to the horizon (SO_TXTIME needs no privilege), so, like the
- * bypass FIFO, they hold at most a 1 << LIMIT_SHIFT part of 'limit':
- * otherwise a few hundred stamped skbs could fill it for seconds and every
- * other flow would be dropped meanwhile.
+ * May a packet of @segs segments join @queued segments of a queue that any
+ * local user can fill: the bypass FIFO (a zero-length datagram has no
+ * payload), or the packets stamped for a departure time ahead (SO_TXTIME
+ * needs no privilege, and a stamp may lie seconds ahead).  Each holds at
+ * most a 1 << LIMIT_SHIFT part of 'limit': otherwise a few hundred such
+ * skbs could fill it, for seconds when stamped, and every other flow
+ * would be dropped meanwhile.
  */
-static inline bool desync_stamped_fits(u32 stamped_segs, u32 segs, u32 limit)
+static inline bool desync_share_fits(u32 queued, u32 segs, u32 limit)
 {
-	return desync_limit_fits(stamped_segs, segs,
+	return desync_limit_fits(queued, segs,
 				 limit >> DESYNC_BYPASS_LIMIT_SHIFT);
 }
 

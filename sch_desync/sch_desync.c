@@ -471,15 +471,15 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	now = ktime_get_ns();
 	stamped = desync_edt_future(skb, now);
 	if (unlikely(stamped &&
-		     !desync_stamped_fits(q->stamped_segs, segs, sch->limit)))
+		     !desync_share_fits(q->stamped_segs, segs, sch->limit)))
 		goto drop;
 	desync_read_pkt(q, skb, now, &pk);
 	desync_skb_cb(skb)->enq_ns = now;
 	desync_skb_cb(skb)->segs = segs;
 	desync_skb_cb(skb)->stamped = stamped;
 	if (desync_bypass(&q->core, &pk)) {
-		if (unlikely(!desync_bypass_fits(q->bypass_segs, segs,
-						 sch->limit)))
+		if (unlikely(!desync_share_fits(q->bypass_segs, segs,
+						sch->limit)))
 			goto drop;
 		desync_bypass_add(q, skb);
 		q->stat_bypass++;

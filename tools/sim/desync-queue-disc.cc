@@ -245,7 +245,7 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 	}
 	ReadPkt(item, &pk, &snd);
 	bool bypass = desync_bypass(&m_core, &pk);
-	if (bypass && !desync_bypass_fits(m_bypassLen, 1, m_cfg.limit)) {
+	if (bypass && !desync_share_fits(m_bypassLen, 1, m_cfg.limit)) {
 		m_dropOverlimit++;
 		DropBeforeEnqueue(item, "overlimit");
 		return false;

@@ -915,8 +915,8 @@ static void test_bypass_share(void)
 	for (i = 0; i < 1000; i++)
 		desync_bypass_earn(&sim.s, 1500);
 	CHECK(sim.s.bypass_credit == DESYNC_BYPASS_BURST);
-	CHECK(desync_bypass_fits(0, 2500, 10000));
-	CHECK(!desync_bypass_fits(2500, 1, 10000));
+	CHECK(desync_share_fits(0, 2500, 10000));
+	CHECK(!desync_share_fits(2500, 1, 10000));
 	sim_free(&sim);
 }
 
@@ -932,15 +932,14 @@ static void test_limit_fits(void)
 	CHECK(desync_limit_fits(39, 1, 40));
 	CHECK(!desync_limit_fits(40, 1, 40));
 	CHECK(!desync_limit_fits(~0U, 2, ~0U));
-	CHECK(desync_bypass_fits(0, 1, 3));
-	CHECK(!desync_bypass_fits(1, 1, 3));
-	/* Packets stamped ahead get the bypass FIFO's quarter of limit. */
-	CHECK(desync_stamped_fits(0, 64, 100));
-	CHECK(desync_stamped_fits(24, 1, 100));
-	CHECK(!desync_stamped_fits(25, 1, 100));
-	CHECK(!desync_stamped_fits(2500, 1, 10000));
-	CHECK(desync_bypass_fits(0, 64, 100));
-	CHECK(!desync_bypass_fits(1, 25, 100));
+	CHECK(desync_share_fits(0, 1, 3));
+	CHECK(!desync_share_fits(1, 1, 3));
+	/* The bypass FIFO and the packets stamped ahead: a quarter of limit each. */
+	CHECK(desync_share_fits(0, 64, 100));
+	CHECK(desync_share_fits(24, 1, 100));
+	CHECK(!desync_share_fits(25, 1, 100));
+	CHECK(!desync_share_fits(2500, 1, 10000));
+	CHECK(!desync_share_fits(1, 25, 100));
 }
 
 /* The timer fires late for holds only as far as no departure suffers. */
