@@ -105,7 +105,7 @@ static void desync_note_release(const struct desync_sched *s, u32 idx,
 #define DESYNC_DEF_OFFSET_US	4000
 #define DESYNC_DEF_SPREAD	0
 #define DESYNC_DEF_STICKY	1
-#define DESYNC_DEF_HOLD_LIMIT	256
+#define DESYNC_DEF_HOLD_LIMIT	1024
 #define DESYNC_DEF_CE_US	1000
 
 #define DESYNC_LIMIT_MAX	1000000U

@@ -41,7 +41,7 @@ qdisc_defaults()
 	assert_eq "offset_max" "${SNAP[desync:opt.offset_max]}" 4000
 	assert_eq "slots" "${SNAP[desync:opt.slots]}" 1
 	assert_eq "slot" "${SNAP[desync:opt.slot]}" random
-	assert_eq "hold_limit" "${SNAP[desync:opt.hold_limit]}" 256
+	assert_eq "hold_limit" "${SNAP[desync:opt.hold_limit]}" 1024
 	assert_eq "ce_threshold" "${SNAP[desync:opt.ce_threshold]}" 1000
 	assert_eq "bypass_prio" "${SNAP[desync:opt.bypass_prio]}" none
 	assert_eq "spread" "${SNAP[desync:opt.spread]}" 0

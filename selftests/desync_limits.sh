@@ -11,6 +11,7 @@ ALL_TESTS="
 	limit_drop
 	change_limit_backlog
 	hold_limit_early_release
+	hold_limit_default_window
 	drr_huge_mtu
 	drr_huge_stab
 	limits_count_segments
@@ -122,6 +123,30 @@ hold_limit_early_release()
 	assert_eq "early_release" "${SNAP[desync:early_release]}" 1
 	assert_eq "drops" "${SNAP[desync:drops]}" 0
 	assert_eq "drop_overlimit" "${SNAP[desync:drop_overlimit]}" 0
+}
+
+# With the default hold_limit, a hold keeps a whole TCP window of the
+# size Linux lets one socket have in the qdisc (tcp_limit_output_bytes,
+# 1 MiB: about 724 segments of 1448 bytes).  A limit below that ended the
+# hold of every large window at once, so persistent connections, whose
+# windows survive the compute phase, were never spread.
+hold_limit_default_window()
+{
+	local out=$TMPD/hdefault h n=724
+
+	tcok qdisc add dev "$DEV" root desync idle 500ms offset_max 1s spread 0 slots 2 slot 1 ||
+		return
+	recv_start "$out" -l 0.0.0.0 -c $n -q 2s -t 30s
+	# A send buffer larger than the window, as TCP's is.
+	psend -d "$B4" -n 1 -k $n -s 200 -b 4000000 > /dev/null
+	recv_wait
+	snap
+	h=$(holds_of "$out")
+	assert_eq "received" "$(sfield "$out" pkts)" $n
+	assert_range "hold of a window of $n segments (us)" "$h" 498000 \
+		$((1000000 + SLACK_MS * 1000))
+	assert_eq "early_release" "${SNAP[desync:early_release]}" 0
+	assert_eq "drops" "${SNAP[desync:drops]}" 0
 }
 
 # An MTU near INT_MAX is accepted by a dummy device; the quantum derived

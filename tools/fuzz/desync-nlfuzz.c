@@ -75,7 +75,7 @@
 #define DEF_OFFSET		4000
 #define DEF_SPREAD		0
 #define DEF_STICKY		1
-#define DEF_HOLD_LIMIT		256
+#define DEF_HOLD_LIMIT		1024
 #define DEF_CE			1000
 #define LIMIT_MAX		1000000U
 #define GROUPS_MAX		262144U

@@ -23,7 +23,7 @@ struct DesyncConfig {
 	uint32_t slots = 1;
 	uint32_t slot = 0xffffffffU;	/* TC_DESYNC_SLOT_RANDOM */
 	bool slot_rank = false;		/* "slot rank": the host's rank mod slots */
-	uint32_t hold_limit = 256;
+	uint32_t hold_limit = 1024;
 	uint32_t ce_threshold_us = 1000;
 	uint32_t spread = 0;		/* percent of the last burst */
 	bool sticky = true;		/* keep offsets that met no loss */

@@ -132,7 +132,7 @@ static void setup(u32 ngroups)
 	s.p.offset_max_ns = 1 * MS;
 	s.p.slots = 1;
 	s.p.slot = DESYNC_SLOT_RANDOM;
-	s.p.hold_limit = 256;
+	s.p.hold_limit = 1024;
 	s.p.quantum = 1514;
 	s.p.ce_threshold_ns = 1 * MS;
 	desync_seed(&s, 0x5eed);
