@@ -111,8 +111,10 @@ ABLATIONS = [
 # Sticky offsets need iterations to settle, and persistent connections
 # carry their windows from one iteration into the next: the incasts of
 # 1.34 ms drain time over 20 iterations, with and without sticky
-# offsets ("S", not part of "make bench-sim").
-STICKY_QDISCS = ["fq_codel", "jitter", "desync", "desync:nosticky"]
+# offsets, and with the hold_limit of 256 segments that ended the hold
+# of any larger window ("S", not part of "make bench-sim").
+STICKY_QDISCS = ["fq_codel", "jitter", "desync", "desync:nosticky",
+                 "desync:hold_limit 256"]
 STICKY = [
     ("S-" + n, "S", [x for x in a if not x.startswith("--iters=")] + ["--iters=20"],
      STICKY_QDISCS) for n, _, a in ROWS
