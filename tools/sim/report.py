@@ -95,7 +95,9 @@ def ratio_cell(recs, name, q, key):
 def main():
     raw, out = sys.argv[1], sys.argv[2]
     recs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(raw, "*.json")))]
-    recs.sort(key=lambda r: r["row"] if r["row"] not in ("A", "S") else {"A": 99, "S": 100}[r["row"]])
+    # The matrix's rows by number, then the ablations (A), sticky (S) and RTO (R) rows.
+    extra = {"A": 99, "S": 100, "R": 101}
+    recs.sort(key=lambda r: extra.get(r["row"], r["row"]))
     names = []
     for r in recs:
         if r["name"] not in names:
@@ -152,8 +154,8 @@ def main():
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write("\n".join(lines))
     summary(recs, names, out)
-    plot([r for r in recs if r["row"] not in ("A", "S")],
-         [n for n in names if not n.startswith(("A-", "S-"))], out)
+    plot([r for r in recs if r["row"] not in extra],
+         [n for n in names if not n.startswith(("A-", "S-", "R-"))], out)
 
 
 def summary(recs, names, out):
