@@ -116,12 +116,17 @@ ABLATIONS = [
 # of any larger window ("S", not part of "make bench-sim").
 STICKY_QDISCS = ["fq_codel", "jitter", "desync", "desync:nosticky",
                  "desync:hold_limit 256"]
-STICKY = [
-    ("S-" + n, "S", [x for x in a if not x.startswith("--iters=")] + ["--iters=20"],
-     STICKY_QDISCS) for n, _, a in ROWS
-    if n in ("incast-64x256k", "incast-256x64k", "incast-64x256k-permsg",
-             "incast-256x64k-permsg", "incast-16x1m")
-]
+
+
+def over_20_iterations(tag, names, qdiscs, extra=()):
+    """The rows NAMES over 20 iterations (with EXTRA), as rows TAG-name."""
+    return [(f"{tag}-{n}", tag,
+             [x for x in a if not x.startswith("--iters=")] + ["--iters=20", *extra],
+             qdiscs) for n, _, a in ROWS if n in names]
+
+
+STICKY = over_20_iterations("S", ("incast-64x256k", "incast-256x64k", "incast-64x256k-permsg",
+                                  "incast-256x64k-permsg", "incast-16x1m"), STICKY_QDISCS)
 
 # The model's TCP has no tail loss probe or RACK, so a lost tail waits
 # for the 200 ms minimum RTO where Linux would often recover within about
@@ -129,11 +134,11 @@ STICKY = [
 # RTO: how much of each qdisc's result is that penalty ("R", not part of
 # "make bench-sim").
 RTO_QDISCS = ["fq_codel", "jitter", "desync"]
-RTO = [
-    ("R-" + n, "R", [x for x in a if not x.startswith("--iters=")] +
-     ["--iters=20", "--minRto=10ms"], RTO_QDISCS) for n, _, a in ROWS
-    if n in ("incast-64x256k", "incast-16x1m")
-]
+RTO = over_20_iterations("R", ("incast-64x256k", "incast-16x1m"), RTO_QDISCS,
+                         ["--minRto=10ms"])
+
+# Every row outside the matrix: "make bench-sim" runs none of them.
+EXTRA_ROWS = ABLATIONS + STICKY + RTO
 
 
 def run_one(raw, name, args, qdisc, seed):
@@ -150,7 +155,7 @@ def run_one(raw, name, args, qdisc, seed):
     subprocess.run(["nice", "-n", "10"] + cmd, check=True, stdout=subprocess.DEVNULL)
     with open(out + ".tmp") as f:
         rec = json.load(f)
-    rec.update(name=name, row=next(r[1] for r in ROWS + ABLATIONS + STICKY + RTO if r[0] == name),
+    rec.update(name=name, row=next(r[1] for r in ROWS + EXTRA_ROWS if r[0] == name),
                args=args, host_qdisc=qdisc)
     with open(out, "w") as f:
         json.dump(rec, f)
@@ -164,9 +169,9 @@ def main():
     seeds = int(os.environ.get("BENCH_SEEDS", "5"))
     jobs = int(os.environ.get("BENCH_JOBS", "2"))
     os.makedirs(raw, exist_ok=True)
-    rows = [(n, r, a, QDISCS) for n, r, a in ROWS] + ABLATIONS + STICKY + RTO
+    rows = [(n, r, a, QDISCS) for n, r, a in ROWS] + EXTRA_ROWS
     work = [(n, a, q, s) for n, r, a, qs in rows
-            if (not only and r not in ("A", "S", "R")) or n in only or str(r) in only
+            if (not only and isinstance(r, int)) or n in only or str(r) in only
             for s in range(1, seeds + 1) for q in qs]
     with ThreadPoolExecutor(jobs) as ex:
         futs = [ex.submit(run_one, raw, *w) for w in work]
