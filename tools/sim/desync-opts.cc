@@ -123,8 +123,7 @@ bool DesyncParseTimeNs(const std::string &arg, uint64_t *ns)
 
 	/* Decimal only, as the plugin: strtod() would also read "0x1p3". */
 	if (arg.empty() || !(isdigit(static_cast<unsigned char>(arg[0])) ||
-			     arg[0] == '.') || arg.compare(0, 2, "0x") == 0 ||
-	    arg.compare(0, 2, "0X") == 0)
+			     arg[0] == '.') || strncasecmp(arg.c_str(), "0x", 2) == 0)
 		return false;
 	v = strtod(arg.c_str(), &end);
 	for (const auto &u : units) {
