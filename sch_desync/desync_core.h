@@ -144,6 +144,7 @@ struct desync_params {
 	u32		group_by;		/* DESYNC_GROUP_BY_* */
 	u32		spread;			/* of the last burst, in 1/65536 */
 	u32		sticky;			/* keep offsets that met no loss */
+	u32		ce_backlog;		/* segments ahead that mark, 0: never */
 };
 
 /*
@@ -303,6 +304,25 @@ static inline bool desync_should_mark(const struct desync_sched *s, u64 now,
 	u64 thresh = s->p.ce_threshold_ns;
 
 	return thresh && (s64)(now - ready_ns) > (s64)thresh;
+}
+
+/*
+ * Step marking on what a packet queues behind, at enqueue, as a switch
+ * marks at K: ECT packets behind ce_backlog segments or more of their own
+ * group.  A released burst start, or any window queued at once, leaves
+ * at line rate; where the windows of a few hosts still meet at the
+ * bottleneck they overflow its buffer before an ECN echo can return.
+ * ce_threshold cannot see them: a window of 1 MB drains in 84 us at
+ * 100 Gbit/s.  Counted in segments, the signal needs no link rate, and
+ * DCTCP learns the window it may queue at once.  The hold plays no part:
+ * a window queued unheld is marked the same.  Call it before the packet
+ * is counted in its group.
+ */
+static inline bool desync_backlog_mark(const struct desync_sched *s, u32 idx)
+{
+	u32 thresh = s->p.ce_backlog;
+
+	return thresh && s->groups[idx].segs >= thresh;
 }
 
 /*

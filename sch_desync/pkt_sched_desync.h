@@ -31,6 +31,7 @@ enum {
 	TCA_DESYNC_SPREAD,		/* u32: % of the last burst, 0 = fixed */
 	TCA_DESYNC_SLOT_MAP,		/* struct tc_desync_slot_entry[], may be empty */
 	TCA_DESYNC_STICKY,		/* u32: 1 = keep offsets that met no loss */
+	TCA_DESYNC_CE_BACKLOG,		/* u32: segments queued ahead, 0 = off */
 	__TCA_DESYNC_MAX
 };
 
@@ -65,7 +66,7 @@ struct tc_desync_xstats {
 	__u64	held;		/* packets enqueued while their group was held */
 	__u64	hold_time;	/* ns, sum of the holds of ended bursts */
 	__u64	early_release;	/* holds ended by hold_limit or by change */
-	__u64	ce_mark;	/* packets CE-marked above ce_threshold */
+	__u64	ce_mark;	/* packets CE-marked by ce_threshold or ce_backlog */
 	__u64	drop_overlimit;	/* packets dropped over limit */
 	__u64	bypass;		/* packets sent ahead, never held */
 	__u64	throttled;	/* packets that waited for their EDT timestamp */

@@ -37,7 +37,10 @@
  *    desync can replace fq on hosts that pace.
  *  - ECT packets that wait longer than 'ce_threshold' since they became
  *    eligible are CE-marked at dequeue (step marking as DCTCP expects);
- *    the intentional hold does not count as queueing.
+ *    the intentional hold does not count as queueing.  ECT packets queued
+ *    behind 'ce_backlog' segments of their group are CE-marked at
+ *    enqueue, as a switch marks at K: a window released at line rate
+ *    drains too fast for any time threshold to see.
  *
  * The algorithm lives in desync_core.h, free of kernel headers, so that it
  * is unit tested in userspace; this file is the qdisc glue around it.
@@ -107,6 +110,7 @@ static void desync_note_release(const struct desync_sched *s, u32 idx,
 #define DESYNC_DEF_STICKY	1
 #define DESYNC_DEF_HOLD_LIMIT	1024
 #define DESYNC_DEF_CE_US	1000
+#define DESYNC_DEF_CE_BACKLOG	44
 
 #define DESYNC_LIMIT_MAX	1000000U
 #define DESYNC_GROUPS_MAX	BIT(18)
@@ -127,6 +131,7 @@ struct desync_config {
 	u32		slot;
 	u32		hold_limit;
 	u32		ce_threshold_us;
+	u32		ce_backlog;	/* segments */
 	u32		spread;		/* percent */
 	u32		sticky;		/* 0 or 1 */
 	u64		bypass_prio;
@@ -189,6 +194,7 @@ struct desync_skb_cb {
 	u64		enq_ns;		/* in a group; in edt_root: ready */
 	u32		segs;
 	u8		stamped;	/* counted in stamped_segs */
+	u8		marked;		/* CE-marked by ce_backlog */
 };
 
 static struct desync_skb_cb *desync_skb_cb(struct sk_buff *skb)
@@ -398,7 +404,8 @@ static u32 desync_map_slot(const struct desync_sched_data *q,
 
 /*
  * Account @segs of @pk just queued in group @idx; a burst that starts
- * takes the slot the map gives its group.
+ * takes the slot the map gives its group.  The group's backlog before
+ * it decides its mark.
  */
 static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 				 const struct desync_pkt *pk,
@@ -412,6 +419,10 @@ static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 		slot = desync_map_slot(q, pk);
 	if (core->p.sticky && desync_skb_sender_lost(skb))
 		desync_note_loss(core, idx);
+	if (desync_backlog_mark(core, idx) && INET_ECN_set_ce(skb)) {
+		desync_skb_cb(skb)->marked = 1;
+		q->stat_ce_mark++;
+	}
 	/* The sender's round trip only matters at a possible start. */
 	desync_enqueue_slot(core, idx, now,
 			    idle ? desync_skb_sender_idle(skb) : 0, segs, slot);
@@ -477,6 +488,7 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	desync_skb_cb(skb)->enq_ns = now;
 	desync_skb_cb(skb)->segs = segs;
 	desync_skb_cb(skb)->stamped = stamped;
+	desync_skb_cb(skb)->marked = 0;
 	if (desync_bypass(&q->core, &pk)) {
 		if (unlikely(!desync_share_fits(q->bypass_segs, segs,
 						sch->limit)))
@@ -560,6 +572,9 @@ static void desync_maybe_mark(struct desync_sched_data *q, struct sk_buff *skb,
 {
 	u64 tstamp = ktime_to_ns(skb->tstamp);
 
+	/* Marked at enqueue already: count each packet once. */
+	if (desync_skb_cb(skb)->marked)
+		return;
 	/* A departure time that has passed also made the packet wait. */
 	if (tstamp && !desync_time_before(now, tstamp))
 		ready = desync_time_max(ready, tstamp);
@@ -788,6 +803,7 @@ static const struct nla_policy desync_policy[TCA_DESYNC_MAX + 1] = {
 	/* Size, bound and pairs checked in desync_parse_slot_map(), with why. */
 	[TCA_DESYNC_SLOT_MAP]		= { .type = NLA_BINARY },
 	[TCA_DESYNC_STICKY]		= { .type = NLA_U32 },
+	[TCA_DESYNC_CE_BACKLOG]		= { .type = NLA_U32 },
 };
 
 /* True when @attr is present and its u32 lies outside [min, max]. */
@@ -858,6 +874,12 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 				    "desync: ce_threshold must be at most 1s");
 		return -EINVAL;
 	}
+	if (desync_out_of_range(tb[TCA_DESYNC_CE_BACKLOG], 0,
+				DESYNC_LIMIT_MAX)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_CE_BACKLOG],
+				    "desync: ce_backlog must be at most 1000000 segments");
+		return -EINVAL;
+	}
 
 	if (desync_out_of_range(tb[TCA_DESYNC_SPREAD], 0, TC_DESYNC_SPREAD_MAX)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_SPREAD],
@@ -885,6 +907,7 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 	if (!tb[TCA_DESYNC_HOLD_LIMIT] && cfg->hold_limit > cfg->limit)
 		cfg->hold_limit = cfg->limit;
 	desync_get_u32(tb[TCA_DESYNC_CE_THRESHOLD], &cfg->ce_threshold_us);
+	desync_get_u32(tb[TCA_DESYNC_CE_BACKLOG], &cfg->ce_backlog);
 	desync_get_u32(tb[TCA_DESYNC_SPREAD], &cfg->spread);
 	desync_get_u32(tb[TCA_DESYNC_STICKY], &cfg->sticky);
 	if (tb[TCA_DESYNC_SEED])
@@ -1003,6 +1026,7 @@ static void desync_set_params(struct desync_sched_data *q,
 	/* Holds leave half of 'limit' to the groups that may send. */
 	p->held_max = max(cfg->limit / 2, 1U);
 	p->ce_threshold_ns = (u64)cfg->ce_threshold_us * NSEC_PER_USEC;
+	p->ce_backlog = cfg->ce_backlog;
 	p->spread = DIV_ROUND_UP(cfg->spread << 16, 100);
 	p->sticky = cfg->sticky;
 	p->quantum = quantum;
@@ -1079,6 +1103,7 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cfg.slot, cfg.slot);
 	WRITE_ONCE(q->cfg.hold_limit, cfg.hold_limit);
 	WRITE_ONCE(q->cfg.ce_threshold_us, cfg.ce_threshold_us);
+	WRITE_ONCE(q->cfg.ce_backlog, cfg.ce_backlog);
 	WRITE_ONCE(q->cfg.spread, cfg.spread);
 	WRITE_ONCE(q->cfg.sticky, cfg.sticky);
 	WRITE_ONCE(q->cfg.bypass_prio, cfg.bypass_prio);
@@ -1159,6 +1184,7 @@ static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 	cfg->slot = TC_DESYNC_SLOT_RANDOM;
 	cfg->hold_limit = DESYNC_DEF_HOLD_LIMIT;
 	cfg->ce_threshold_us = DESYNC_DEF_CE_US;
+	cfg->ce_backlog = DESYNC_DEF_CE_BACKLOG;
 	cfg->spread = DESYNC_DEF_SPREAD;
 	cfg->sticky = DESYNC_DEF_STICKY;
 	cfg->bypass_prio = 0;
@@ -1215,7 +1241,9 @@ static int desync_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u64_64bit(skb, TCA_DESYNC_BYPASS_PRIO,
 			      READ_ONCE(q->cfg.bypass_prio), TCA_DESYNC_PAD) ||
 	    nla_put_u32(skb, TCA_DESYNC_SPREAD, READ_ONCE(q->cfg.spread)) ||
-	    nla_put_u32(skb, TCA_DESYNC_STICKY, READ_ONCE(q->cfg.sticky)))
+	    nla_put_u32(skb, TCA_DESYNC_STICKY, READ_ONCE(q->cfg.sticky)) ||
+	    nla_put_u32(skb, TCA_DESYNC_CE_BACKLOG,
+			READ_ONCE(q->cfg.ce_backlog)))
 		goto nla_put_failure;
 	/* change replaces the map under RTNL too: it cannot go away here. */
 	if (q->slot_map &&

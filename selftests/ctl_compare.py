@@ -45,6 +45,7 @@ PROM = {
     "desync_offset_max_seconds": ("options.offset_max", Decimal("1e-6")),
     "desync_slots": ("options.slots", 1),
     "desync_ce_threshold_seconds": ("options.ce_threshold", Decimal("1e-6")),
+    "desync_ce_backlog_segments": ("options.ce_backlog", 1),
     "desync_spread_ratio": ("options.spread", Decimal("0.01")),
     "desync_sticky": ("options.sticky", 1),
 }

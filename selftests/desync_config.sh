@@ -23,7 +23,7 @@ RETRY_TESTS=
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
-DESYNC_OPTS="limit group_by groups idle offset_max slots slot seed hold_limit ce_threshold spread bypass_prio sticky"
+DESYNC_OPTS="limit group_by groups idle offset_max slots slot seed hold_limit ce_threshold ce_backlog spread bypass_prio sticky"
 DESYNC_XSTATS="bursts held hold_time early_release ce_mark drop_overlimit bypass throttled groups_active groups_held"
 REF_OPTS=
 
@@ -43,6 +43,7 @@ qdisc_defaults()
 	assert_eq "slot" "${SNAP[desync:opt.slot]}" random
 	assert_eq "hold_limit" "${SNAP[desync:opt.hold_limit]}" 1024
 	assert_eq "ce_threshold" "${SNAP[desync:opt.ce_threshold]}" 1000
+	assert_eq "ce_backlog" "${SNAP[desync:opt.ce_backlog]}" 44
 	assert_eq "bypass_prio" "${SNAP[desync:opt.bypass_prio]}" none
 	assert_eq "spread" "${SNAP[desync:opt.spread]}" 0
 	assert_eq "sticky" "${SNAP[desync:opt.sticky]}" True

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# ECN: step marking of ECT packets that queued longer than ce_threshold,
-# never of non-ECT ones, and never for time spent in an intentional hold.
+# ECN: step marking of ECT packets that queued longer than ce_threshold
+# or behind ce_backlog segments of their group, never of non-ECT ones,
+# and never for time spent in an intentional hold.
 #
 # Usage: desync_ecn.sh      (root, in the test VM; see selftests/README.md)
 
@@ -10,6 +11,8 @@ ALL_TESTS="
 	ce_mark_threshold
 	ce_hold_excluded
 	ce_hold_slack
+	ce_backlog_mark
+	ce_mark_counted_once
 "
 # Timing windows: a failure is retried once, and the retry reported.
 RETRY_TESTS="ce_mark_threshold ce_hold_excluded ce_hold_slack"
@@ -43,7 +46,7 @@ ce_mark_threshold()
 {
 	local out=$TMPD/ce m0 m1 ce early late late_ce
 
-	ce_setup ce_threshold 5ms || return
+	ce_setup ce_threshold 5ms ce_backlog 0 || return
 	snap
 	m0=${SNAP[desync:ce_mark]}
 	recv_start "$out" -l 0.0.0.0 -v -c 60 -q 2s -t 30s
@@ -124,6 +127,75 @@ ce_hold_slack()
 	assert_cmp "held" "${SNAP[desync:held]}" -ge 11
 	note "ce_mark ${SNAP[desync:ce_mark]} of ${SNAP[desync:held]} held"
 	assert_eq "ce_mark on an empty link" "${SNAP[desync:ce_mark]}" 0
+}
+
+# Marks by backlog, in packet order: "ce_on_head ce_missing" of one
+# burst whose first HEAD packets must go unmarked and the rest marked.
+ce_backlog_audit()	# RECV_OUT HEAD
+{
+	awk -v head="$2" '
+		$1 == "pkt" {
+			ce = ($11 % 4 == 3)
+			if ($7 < head && ce) on_head++
+			if ($7 >= head && !ce) missing++
+		}
+		END { print on_head + 0, missing + 0 }' "$1"
+}
+
+# A held burst start of 60 ECT packets with ce_backlog 20: the packets
+# queued behind 20 or more of their group are marked, at any link rate
+# and however short the wait.  The hold is long enough that all 60 queue
+# in it, so the count does not depend on the emulator's speed.
+ce_backlog_mark()
+{
+	local out=$TMPD/cebl on_head missing
+
+	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 200ms spread 0 slots 2 slot 1 \
+		ce_threshold 0 ce_backlog 20 || return
+	recv_start "$out" -l 0.0.0.0 -v -c 60 -q 2s -t 30s
+	psend -d "$B4" -n 1 -k 60 -s 200 -T 2 -b 4000000 > /dev/null
+	recv_wait
+	snap
+	read -r on_head missing <<< "$(ce_backlog_audit "$out" 20)"
+	assert_eq "received" "$(sfield "$out" pkts)" 60
+	assert_eq "held" "${SNAP[desync:held]}" 60
+	assert_eq "CE seen" "$(sfield "$out" ce)" 40
+	assert_eq "CE on the first 20" "$on_head" 0
+	assert_eq "unmarked behind 20" "$missing" 0
+	assert_eq "ce_mark" "${SNAP[desync:ce_mark]}" 40
+
+	# ce_backlog 0 turns it off.
+	tcok qdisc change dev "$DEV" root desync ce_backlog 0 || return
+	recv_start "$out" -l 0.0.0.0 -c 60 -q 2s -t 30s
+	psend -d "$B4" -n 1 -k 60 -s 200 -T 2 -b 4000000 > /dev/null
+	recv_wait
+	snap
+	assert_eq "received with ce_backlog 0" "$(sfield "$out" pkts)" 60
+	assert_eq "CE with ce_backlog 0" "$(sfield "$out" ce)" 0
+	assert_eq "ce_mark with ce_backlog 0" "${SNAP[desync:ce_mark]}" 40
+}
+
+# A packet marked at enqueue for its backlog that then also waits past
+# ce_threshold is one marked packet: ce_mark counted it twice.
+ce_mark_counted_once()
+{
+	local out=$TMPD/ceonce m0 ce
+
+	# 60 packets held, then released into 5 Mbit/s: those behind 20 are
+	# marked at enqueue, and from about the 15th on they wait over 5ms.
+	ce_setup idle 20ms offset_max 200ms spread 0 slots 2 slot 1 \
+		ce_threshold 5ms ce_backlog 20 || return
+	snap
+	m0=${SNAP[desync:ce_mark]}
+	recv_start "$out" -l 0.0.0.0 -c 60 -q 2s -t 30s
+	psend -d "$B4" -n 1 -k 60 -s 200 -T 2 -b 4000000 > /dev/null
+	recv_wait
+	snap
+	ce=$(sfield "$out" ce)
+	note "CE seen on $ce of 60, ce_mark $((${SNAP[desync:ce_mark]} - m0))"
+	assert_eq "received" "$(sfield "$out" pkts)" 60
+	assert_cmp "CE seen" "$ce" -ge 40
+	assert_eq "ce_mark counter equals CE seen" "$((${SNAP[desync:ce_mark]} - m0))" "$ce"
 }
 
 lib_init

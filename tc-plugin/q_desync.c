@@ -43,7 +43,7 @@ static void explain(void)
 		"Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups N ]\n"
 		"                  [ idle TIME ] [ offset_max TIME ] [ slots N ] [ slot {K|random} ]\n"
 		"                  [ seed S ] [ hold_limit SEGMENTS ] [ ce_threshold TIME ]\n"
-		"                  [ spread PERCENT ] [ bypass_prio P[,P...] ]\n"
+		"                  [ ce_backlog SEGMENTS ] [ spread PERCENT ] [ bypass_prio P[,P...] ]\n"
 		"                  [ slot_map KEY:SLOT[,KEY:SLOT...] ] [ sticky | nosticky ]\n");
 }
 
@@ -104,6 +104,8 @@ static const struct desync_opt {
 	  "a number of segments" },
 	{ "ce_threshold", TCA_DESYNC_CE_THRESHOLD, DESYNC_ARG_TIME,
 	  "whole microseconds such as 500us, 2ms or 1s" },
+	{ "ce_backlog",	  TCA_DESYNC_CE_BACKLOG,   DESYNC_ARG_U32,
+	  "a number of segments" },
 	{ "spread",	  TCA_DESYNC_SPREAD,	   DESYNC_ARG_PERCENT,
 	  "a percentage 0..100 such as 25 or 25%" },
 	{ "bypass_prio",  TCA_DESYNC_BYPASS_PRIO,  DESYNC_ARG_PRIOS,
@@ -586,6 +588,9 @@ static int desync_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_uint(PRINT_ANY, "hold_limit", "hold_limit %up ", v32);
 
 	desync_print_time(tb, TCA_DESYNC_CE_THRESHOLD, "ce_threshold");
+
+	if (desync_get_u32(tb, TCA_DESYNC_CE_BACKLOG, &v32))
+		print_uint(PRINT_ANY, "ce_backlog", "ce_backlog %up ", v32);
 
 	if (desync_get_u32(tb, TCA_DESYNC_SPREAD, &v32))
 		print_uint(PRINT_ANY, "spread", "spread %u%% ", v32);

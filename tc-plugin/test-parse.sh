@@ -70,7 +70,7 @@ cat > "$TMP/usage" <<'EOF'
 Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups N ]
                   [ idle TIME ] [ offset_max TIME ] [ slots N ] [ slot {K|random} ]
                   [ seed S ] [ hold_limit SEGMENTS ] [ ce_threshold TIME ]
-                  [ spread PERCENT ] [ bypass_prio P[,P...] ]
+                  [ ce_backlog SEGMENTS ] [ spread PERCENT ] [ bypass_prio P[,P...] ]
                   [ slot_map KEY:SLOT[,KEY:SLOT...] ] [ sticky | nosticky ]
 EOF
 run_tc qdisc add dev lo root desync help
@@ -100,6 +100,8 @@ bad "limit -1" 'desync: illegal "limit" value "-1"' limit -1
 bad "limit 2^32" 'desync: illegal "limit" value "4294967296"' limit 4294967296
 bad "groups empty" 'desync: illegal "groups" value ""' groups ""
 bad "hold_limit abc" 'desync: illegal "hold_limit" value "abc"' hold_limit abc
+bad "ce_backlog 64k" 'desync: illegal "ce_backlog" value "64k"' ce_backlog 64k
+bad "ce_backlog -1" 'desync: illegal "ce_backlog" value "-1"' ce_backlog -1
 bad "slots x" 'desync: illegal "slots" value "x"' slots x
 bad "idle xyz" 'desync: illegal "idle" value "xyz"' idle xyz
 bad "idle 2 hours" 'desync: illegal "idle" value "2h"' idle 2h
@@ -164,8 +166,8 @@ add "limit alone" "limit=100" limit 100
 add "limit in hex" "limit=255" limit 0xff
 add "leading zero is decimal" "limit=10" limit 010
 add "every option" \
-	"limit=10000 group_by=1 groups=1024 idle=2000 offset_max=1000 slots=8 slot=3 seed=0x123456789abcdef0 hold_limit=256 ce_threshold=500 bypass_prio=0x8000000000000028 spread=40" \
-	spread 40% bypass_prio 3,5,63 ce_threshold 500us hold_limit 256 \
+	"limit=10000 group_by=1 groups=1024 idle=2000 offset_max=1000 slots=8 slot=3 seed=0x123456789abcdef0 hold_limit=256 ce_threshold=500 bypass_prio=0x8000000000000028 spread=40 ce_backlog=64" \
+	spread 40% bypass_prio 3,5,63 ce_backlog 64 ce_threshold 500us hold_limit 256 \
 	seed 0x123456789abcdef0 slot 3 slots 8 offset_max 1ms idle 2ms \
 	groups 1024 group_by flow limit 10000
 add "group_by dst" "group_by=0" group_by dst
@@ -187,6 +189,7 @@ add "idle 2MS (units in any case, as tc's)" "idle=2000" idle 2MS
 add "offset_max 4294s (largest whole seconds)" "offset_max=4294000000" \
 	offset_max 4294s
 add "ce_threshold 0 (off)" "ce_threshold=0" ce_threshold 0
+add "ce_backlog 0 (off)" "ce_backlog=0" ce_backlog 0
 add "spread 0 (a fixed window)" "spread=0" spread 0
 add "spread 100%" "spread=100" spread 100%
 add "sticky takes no value" "sticky=1" sticky

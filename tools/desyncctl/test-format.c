@@ -38,6 +38,7 @@ static void fill(struct dsq *d, const char *dev, uint32_t handle,
 	d->opt[TCA_DESYNC_SEED] = 18446744073709551615ULL;
 	d->opt[TCA_DESYNC_HOLD_LIMIT] = 256;
 	d->opt[TCA_DESYNC_CE_THRESHOLD] = 1000;
+	d->opt[TCA_DESYNC_CE_BACKLOG] = 44;
 	d->opt[TCA_DESYNC_SPREAD] = 25;
 	d->opt[TCA_DESYNC_STICKY] = handle == TC_H_MAKE(0x8001U << 16, 0);
 	d->opt[TCA_DESYNC_BYPASS_PRIO] = (1ULL << 3) | (1ULL << 63);
@@ -64,6 +65,7 @@ int main(int argc, char **argv)
 	/* Zero times as tc prints them, and a slot_map. */
 	v[2].opt[TCA_DESYNC_IDLE] = 0;
 	v[2].opt[TCA_DESYNC_CE_THRESHOLD] = 0;
+	v[2].opt[TCA_DESYNC_CE_BACKLOG] = 0;
 	v[2].slot_map[0] = (struct tc_desync_slot_entry){ 1, 0 };
 	v[2].slot_map[1] = (struct tc_desync_slot_entry){ 7, 3 };
 	v[2].slot_map_len = 2;

@@ -56,6 +56,7 @@ static void print_opt(FILE *f, const struct dsq *d, int type)
 	switch (type) {
 	case TCA_DESYNC_LIMIT:
 	case TCA_DESYNC_HOLD_LIMIT:
+	case TCA_DESYNC_CE_BACKLOG:
 		fprintf(f, "%" PRIu64 "p", v);
 		break;
 	case TCA_DESYNC_GROUP_BY:

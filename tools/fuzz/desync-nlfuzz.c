@@ -77,12 +77,14 @@
 #define DEF_STICKY		1
 #define DEF_HOLD_LIMIT		1024
 #define DEF_CE			1000
+#define DEF_CE_BACKLOG		44
 #define LIMIT_MAX		1000000U
 #define GROUPS_MAX		262144U
 #define IDLE_MAX		10000000U
 #define OFFSET_MAX		1000000U
 #define SLOTS_MAX		1024U
 #define CE_MAX			1000000U
+#define CE_BACKLOG_MAX		1000000U
 
 enum op {
 	OP_CHANGE,		/* no flags: tc qdisc change */
@@ -136,6 +138,7 @@ static const struct attr_info ainfo[TCA_DESYNC_MAX + 1] = {
 	/* Not a scalar: gen_slot_map() and model_slot_map(). */
 	[TCA_DESYNC_SLOT_MAP]		= { "slot_map", 0, 0, 0 },
 	[TCA_DESYNC_STICKY]		= { "sticky", 4, 0, 1 },
+	[TCA_DESYNC_CE_BACKLOG]		= { "ce_backlog", 4, 0, CE_BACKLOG_MAX },
 };
 
 #define MAP_ENTRY		sizeof(struct tc_desync_slot_entry)
@@ -814,6 +817,7 @@ static void state_defaults(struct state *s)
 	s->v[TCA_DESYNC_BYPASS_PRIO] = 0;
 	s->v[TCA_DESYNC_SPREAD] = DEF_SPREAD;
 	s->v[TCA_DESYNC_STICKY] = DEF_STICKY;
+	s->v[TCA_DESYNC_CE_BACKLOG] = DEF_CE_BACKLOG;
 	s->map_len = 0;
 	/* desync_init() draws a random seed. */
 	s->seed_known = false;

@@ -205,6 +205,9 @@ std::string DesyncParseWords(const std::string &words, DesyncConfig *cfg)
 			hold_limit_given = true;
 		} else if (name == "ce_threshold") {
 			ok = ParseTimeUs(arg, &cfg->ce_threshold_us, kCeMaxUs);
+		} else if (name == "ce_backlog") {
+			ok = ParseUnsigned(arg, kLimitMax, &v);
+			cfg->ce_backlog = static_cast<uint32_t>(v);
 		} else if (name == "spread") {
 			std::string num = arg;
 

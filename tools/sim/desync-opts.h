@@ -25,6 +25,7 @@ struct DesyncConfig {
 	bool slot_rank = false;		/* "slot rank": the host's rank mod slots */
 	uint32_t hold_limit = 1024;
 	uint32_t ce_threshold_us = 1000;
+	uint32_t ce_backlog = 44;	/* segments */
 	uint32_t spread = 0;		/* percent of the last burst */
 	bool sticky = true;		/* keep offsets that met no loss */
 	uint64_t bypass_prio = 0;

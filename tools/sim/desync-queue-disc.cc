@@ -48,6 +48,7 @@ struct DesyncQueueDisc::Node {
 	std::list<Ptr<QueueDiscItem>>::const_iterator pos;
 	uint64_t enq_ns;
 	Node *next;
+	bool marked;	/* CE-marked by ce_backlog */
 };
 
 /* The packets of every group, in arrival order; groups thread through it. */
@@ -139,6 +140,7 @@ void DesyncQueueDisc::Configure(const DesyncConfig &cfg, uint64_t seed,
 	/* DIV_ROUND_UP(spread << 16, 100), as the module converts percent. */
 	p->spread = ((cfg.spread << 16) + 99) / 100;
 	p->sticky = cfg.sticky;
+	p->ce_backlog = cfg.ce_backlog;
 	desync_set_hold_slack(&m_core);
 	desync_seed(&m_core, seed);
 	m_perturbation = Mix32(seed ^ 0x5bd1e995ULL);
@@ -256,6 +258,7 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 		return false;
 	}
 	n->enq_ns = now;
+	n->marked = false;
 	n->next = nullptr;
 	m_qlen++;
 
@@ -288,6 +291,10 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 				slot = e.second;
 	if (m_core.p.sticky && snd.lost)
 		desync_note_loss(&m_core, idx);
+	if (desync_backlog_mark(&m_core, idx) && Mark(item, "ce_backlog")) {
+		n->marked = true;
+		m_ceMarks++;
+	}
 	/* The sender's round trip only matters at a possible start. */
 	desync_enqueue_slot(&m_core, idx, now,
 			    g->state == DESYNC_IDLE ? snd.idle_ns : 0, 1, slot);
@@ -316,13 +323,15 @@ Ptr<QueueDiscItem> DesyncQueueDisc::DequeueGroups(uint64_t now)
 	struct desync_group *g = &m_core.groups[idx];
 	Node *n = static_cast<Node *>(g->head);
 	uint64_t ready = desync_ready_time(g, n->enq_ns);
+	bool marked = n->marked;
 
 	g->head = n->next;
 	if (!g->head)
 		g->tail = nullptr;
 	Ptr<QueueDiscItem> item = Take(n);
 
-	if (desync_should_mark(&m_core, now, ready) && Mark(item, "ce_threshold"))
+	if (!marked && desync_should_mark(&m_core, now, ready) &&
+	    Mark(item, "ce_threshold"))
 		m_ceMarks++;
 	desync_dequeue(&m_core, idx, item->GetSize(), 1, now);
 	return item;

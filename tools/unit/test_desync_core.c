@@ -676,6 +676,39 @@ static void test_marking(void)
 	sim_free(&sim);
 }
 
+/*
+ * ce_backlog marks what a packet queues behind in its group, held or
+ * not, GSO packets counted by their segments; other groups do not count.
+ */
+static void test_backlog_marking(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS;
+	u32 i;
+
+	sim_init(&sim, 4, 9);
+	sim.s.p.ce_backlog = 4;
+	sim.s.p.offset_max_ns = 500 * MS;
+	for (i = 0; i < 4; i++) {
+		CHECK(!desync_backlog_mark(&sim.s, 0));
+		sim_enqueue(&sim, 0, 1500, t);
+	}
+	CHECK(sim.s.groups[0].state == DESYNC_HELD);
+	CHECK(desync_backlog_mark(&sim.s, 0));
+	CHECK(!desync_backlog_mark(&sim.s, 1));
+	sim_enqueue_segs(&sim, 1, 3 * 1448, t, 0, 3);
+	CHECK(!desync_backlog_mark(&sim.s, 1));
+	sim_enqueue_segs(&sim, 1, 45 * 1448, t, 0, 45);
+	CHECK(desync_backlog_mark(&sim.s, 1));
+	/* Once the group drains below the threshold, no more marks. */
+	CHECK(sim_dequeue(&sim, sim.s.groups[0].release_ns, NULL, NULL) == 0);
+	CHECK(!desync_backlog_mark(&sim.s, 0));
+	sim.s.p.ce_backlog = 0;
+	CHECK(!desync_backlog_mark(&sim.s, 1));
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
 static void test_time_wraparound(void)
 {
 	struct sim sim;
@@ -1312,6 +1345,7 @@ static const struct test tests[] = {
 	{ "held_bound", test_held_bound },
 	{ "seed_determinism", test_seed_determinism },
 	{ "marking", test_marking },
+	{ "backlog_marking", test_backlog_marking },
 	{ "time_wraparound", test_time_wraparound },
 	{ "heap_against_model", test_heap_against_model },
 	{ "drr_byte_fairness", test_drr_byte_fairness },

@@ -55,6 +55,8 @@ drv_enqueue(struct pkt *p, u32 idx, u64 now)
 	else
 		g->head = p;
 	g->tail = p;
+	if (desync_backlog_mark(&s, idx))
+		ce_marks++;
 	desync_enqueue(&s, idx, now);
 	qlen++;
 }
@@ -135,6 +137,7 @@ static void setup(u32 ngroups)
 	s.p.hold_limit = 1024;
 	s.p.quantum = 1514;
 	s.p.ce_threshold_ns = 1 * MS;
+	s.p.ce_backlog = 44;
 	desync_seed(&s, 0x5eed);
 	desync_attach(&s, groups, heap, ngroups);
 }
