@@ -112,10 +112,11 @@ ABLATIONS = [
 # Sticky offsets need iterations to settle, and persistent connections
 # carry their windows from one iteration into the next: the incasts of
 # 1.34 ms drain time over 20 iterations, with and without sticky
-# offsets, and with the hold_limit of 256 segments that ended the hold
-# of any larger window ("S", not part of "make bench-sim").
+# offsets, with the hold_limit of 256 segments that ended the hold of
+# any larger window, and without marking by backlog ("S", not part of
+# "make bench-sim").
 STICKY_QDISCS = ["fq_codel", "jitter", "desync", "desync:nosticky",
-                 "desync:hold_limit 256"]
+                 "desync:hold_limit 256", "desync:ce_backlog 0"]
 
 
 def over_20_iterations(tag, names, qdiscs, extra=()):
@@ -133,7 +134,7 @@ STICKY = over_20_iterations("S", ("incast-64x256k", "incast-256x64k", "incast-64
 # 10 ms.  The persistent incasts that keep timeouts, with a 10 ms minimum
 # RTO: how much of each qdisc's result is that penalty ("R", not part of
 # "make bench-sim").
-RTO_QDISCS = ["fq_codel", "jitter", "desync"]
+RTO_QDISCS = ["fq_codel", "jitter", "desync", "desync:ce_backlog 0"]
 RTO = over_20_iterations("R", ("incast-64x256k", "incast-16x1m"), RTO_QDISCS,
                          ["--minRto=10ms"])
 
