@@ -27,6 +27,16 @@ ce_setup()	# DESYNC ARGS...
 		tcok qdisc add dev "$DEV" parent 1: handle 10: desync "$@"
 }
 
+# 60 datagrams of SIZE bytes with TOS sent at once to a receiver (with -v,
+# it lists each packet in OUT), then a snapshot of the qdisc.
+send_60()	# OUT SIZE TOS [-v]
+{
+	recv_start "$1" -l 0.0.0.0 ${4:+"$4"} -c 60 -q 2s -t 30s
+	psend -d "$B4" -n 1 -k 60 -s "$2" -T "$3" -b 4000000 > /dev/null
+	recv_wait
+	snap
+}
+
 # CE marks against measured delays: a packet cannot have waited longer
 # since eligible than it took end to end, so a CE mark on a packet faster
 # than the threshold is always wrong.  Prints "ce early late late_ce".
@@ -49,10 +59,7 @@ ce_mark_threshold()
 	ce_setup ce_threshold 5ms ce_backlog 0 || return
 	snap
 	m0=${SNAP[desync:ce_mark]}
-	recv_start "$out" -l 0.0.0.0 -v -c 60 -q 2s -t 30s
-	psend -d "$B4" -n 1 -k 60 -s 1000 -T 2 -b 4000000 > /dev/null
-	recv_wait
-	snap
+	send_60 "$out" 1000 2 -v
 	m1=${SNAP[desync:ce_mark]}
 	read -r ce early late late_ce <<< "$(ce_audit "$out" 5000 10000)"
 	note "ECT queued: $ce of 60 marked, $late_ce of $late packets slower than 10ms"
@@ -66,10 +73,7 @@ ce_mark_threshold()
 	assert_eq "ce_mark counter equals CE seen" "$((m1 - m0))" "$ce"
 
 	# The same queue without ECT: never marked.
-	recv_start "$out" -l 0.0.0.0 -c 60 -q 2s -t 30s
-	psend -d "$B4" -n 1 -k 60 -s 1000 -T 0 -b 4000000 > /dev/null
-	recv_wait
-	snap
+	send_60 "$out" 1000 0
 	assert_eq "non-ECT received" "$(sfield "$out" pkts)" 60
 	assert_eq "non-ECT CE" "$(sfield "$out" ce)" 0
 	assert_eq "ce_mark after non-ECT" "${SNAP[desync:ce_mark]}" "$m1"
@@ -152,10 +156,7 @@ ce_backlog_mark()
 
 	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 200ms spread 0 slots 2 slot 1 \
 		ce_threshold 0 ce_backlog 20 || return
-	recv_start "$out" -l 0.0.0.0 -v -c 60 -q 2s -t 30s
-	psend -d "$B4" -n 1 -k 60 -s 200 -T 2 -b 4000000 > /dev/null
-	recv_wait
-	snap
+	send_60 "$out" 200 2 -v
 	read -r on_head missing <<< "$(ce_backlog_audit "$out" 20)"
 	assert_eq "received" "$(sfield "$out" pkts)" 60
 	assert_eq "held" "${SNAP[desync:held]}" 60
@@ -166,10 +167,7 @@ ce_backlog_mark()
 
 	# ce_backlog 0 turns it off.
 	tcok qdisc change dev "$DEV" root desync ce_backlog 0 || return
-	recv_start "$out" -l 0.0.0.0 -c 60 -q 2s -t 30s
-	psend -d "$B4" -n 1 -k 60 -s 200 -T 2 -b 4000000 > /dev/null
-	recv_wait
-	snap
+	send_60 "$out" 200 2
 	assert_eq "received with ce_backlog 0" "$(sfield "$out" pkts)" 60
 	assert_eq "CE with ce_backlog 0" "$(sfield "$out" ce)" 0
 	assert_eq "ce_mark with ce_backlog 0" "${SNAP[desync:ce_mark]}" 40
@@ -187,10 +185,7 @@ ce_mark_counted_once()
 		ce_threshold 5ms ce_backlog 20 || return
 	snap
 	m0=${SNAP[desync:ce_mark]}
-	recv_start "$out" -l 0.0.0.0 -c 60 -q 2s -t 30s
-	psend -d "$B4" -n 1 -k 60 -s 200 -T 2 -b 4000000 > /dev/null
-	recv_wait
-	snap
+	send_60 "$out" 200 2
 	ce=$(sfield "$out" ce)
 	note "CE seen on $ce of 60, ce_mark $((${SNAP[desync:ce_mark]} - m0))"
 	assert_eq "received" "$(sfield "$out" pkts)" 60
