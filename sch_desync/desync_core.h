@@ -295,15 +295,18 @@ static inline u32 desync_window(const struct desync_sched *s,
 	return w < p->offset_max_ns ? (u32)w : p->offset_max_ns;
 }
 
-/* Step marking as DCTCP expects, on the wait since the packet became
- * eligible: the intentional hold and any EDT wait are not queueing.
+/*
+ * Step marking as DCTCP expects, on the wait since the packet became
+ * eligible: the intentional hold and any EDT wait are not queueing.  A
+ * packet already CE-marked at enqueue for its backlog (@marked, see
+ * desync_backlog_mark()) is not marked again: each packet counts once.
  */
 static inline bool desync_should_mark(const struct desync_sched *s, u64 now,
-				      u64 ready_ns)
+				      u64 ready_ns, bool marked)
 {
 	u64 thresh = s->p.ce_threshold_ns;
 
-	return thresh && (s64)(now - ready_ns) > (s64)thresh;
+	return !marked && thresh && (s64)(now - ready_ns) > (s64)thresh;
 }
 
 /*

@@ -572,13 +572,12 @@ static void desync_maybe_mark(struct desync_sched_data *q, struct sk_buff *skb,
 {
 	u64 tstamp = ktime_to_ns(skb->tstamp);
 
-	/* Marked at enqueue already: count each packet once. */
-	if (desync_skb_cb(skb)->marked)
-		return;
 	/* A departure time that has passed also made the packet wait. */
 	if (tstamp && !desync_time_before(now, tstamp))
 		ready = desync_time_max(ready, tstamp);
-	if (desync_should_mark(&q->core, now, ready) && INET_ECN_set_ce(skb))
+	if (desync_should_mark(&q->core, now, ready,
+			       desync_skb_cb(skb)->marked) &&
+	    INET_ECN_set_ce(skb))
 		q->stat_ce_mark++;
 }
 

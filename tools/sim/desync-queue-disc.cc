@@ -330,7 +330,7 @@ Ptr<QueueDiscItem> DesyncQueueDisc::DequeueGroups(uint64_t now)
 		g->tail = nullptr;
 	Ptr<QueueDiscItem> item = Take(n);
 
-	if (!marked && desync_should_mark(&m_core, now, ready) &&
+	if (desync_should_mark(&m_core, now, ready, marked) &&
 	    Mark(item, "ce_threshold"))
 		m_ceMarks++;
 	desync_dequeue(&m_core, idx, item->GetSize(), 1, now);

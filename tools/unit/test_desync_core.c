@@ -654,11 +654,13 @@ static void test_marking(void)
 	u32 len;
 
 	sim_init(&sim, 4, 9);
-	CHECK(!desync_should_mark(&sim.s, t + 1 * MS, t));
-	CHECK(desync_should_mark(&sim.s, t + 1 * MS + 1, t));
-	CHECK(!desync_should_mark(&sim.s, t, t + 5 * MS));
+	CHECK(!desync_should_mark(&sim.s, t + 1 * MS, t, false));
+	CHECK(desync_should_mark(&sim.s, t + 1 * MS + 1, t, false));
+	CHECK(!desync_should_mark(&sim.s, t, t + 5 * MS, false));
+	/* Marked at enqueue for its backlog: not marked, or counted, again. */
+	CHECK(!desync_should_mark(&sim.s, t + 1000 * MS, t, true));
 	sim.s.p.ce_threshold_ns = 0;
-	CHECK(!desync_should_mark(&sim.s, t + 1000 * MS, t));
+	CHECK(!desync_should_mark(&sim.s, t + 1000 * MS, t, false));
 	sim.s.p.ce_threshold_ns = 1 * MS;
 
 	/* A packet held for 300ms and sent right at release: not marked. */
@@ -668,11 +670,11 @@ static void test_marking(void)
 	wake = sim.s.groups[0].release_ns;
 	CHECK(wake - t > 1 * MS);
 	CHECK(sim_dequeue(&sim, wake + 100 * US, &len, &ready) == 0);
-	CHECK(!desync_should_mark(&sim.s, wake + 100 * US, ready));
+	CHECK(!desync_should_mark(&sim.s, wake + 100 * US, ready, false));
 	/* Still queued 1ms after the release: marked. */
 	CHECK(sim_dequeue(&sim, wake + 1100 * US + 1, &len, &ready) == 0);
 	CHECK(ready == wake + 100 * US);
-	CHECK(desync_should_mark(&sim.s, wake + 1100 * US + 1, ready));
+	CHECK(desync_should_mark(&sim.s, wake + 1100 * US + 1, ready, false));
 	sim_free(&sim);
 }
 

@@ -35,6 +35,7 @@ struct pkt {
 	u64		enq_ns;
 	u64		tstamp;		/* EDT departure time, 0 = none */
 	u32		len;
+	bool		marked;		/* CE-marked at enqueue */
 };
 
 static struct desync_sched s;
@@ -55,8 +56,8 @@ drv_enqueue(struct pkt *p, u32 idx, u64 now)
 	else
 		g->head = p;
 	g->tail = p;
-	if (desync_backlog_mark(&s, idx))
-		ce_marks++;
+	p->marked = desync_backlog_mark(&s, idx);
+	ce_marks += p->marked;
 	desync_enqueue(&s, idx, now);
 	qlen++;
 }
@@ -91,7 +92,7 @@ static inline __attribute__((always_inline)) struct pkt *drv_dequeue(u64 now)
 			continue;
 		}
 		ready = desync_ready_time(g, p->enq_ns);
-		if (desync_should_mark(&s, now, ready))
+		if (desync_should_mark(&s, now, ready, p->marked))
 			ce_marks++;
 		desync_dequeue(&s, idx, p->len, 1, now);
 		break;
