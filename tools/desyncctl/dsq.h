@@ -92,6 +92,14 @@ const char *dsq_opt_name(int type);
 const char *dsq_group_by_name(uint64_t v, char *buf, size_t len);
 bool dsq_opt_is_time(int type);
 
+/*
+ * Bytes of the well-formed UTF-8 sequence that starts @s, 0 if none does.
+ * In a device name's JSON string and Prometheus label, a byte outside one
+ * reads \xHH (lowercase hex) once unescaped and a backslash reads \\, so
+ * every byte of the name can be read back.
+ */
+size_t dsq_utf8_len(const char *s);
+
 /* Output formats, one file each. */
 void dsq_print_text(FILE *f, const struct dsq_list *l);
 void dsq_print_json(FILE *f, const struct dsq_list *l);

@@ -13,19 +13,35 @@
 
 #include "dsq.h"
 
-/* Device names may hold any byte but '/', NUL and blanks: escape them. */
+/*
+ * Device names may hold any byte but '/', NUL and blanks, yet JSON text
+ * must be UTF-8.  A byte outside a valid sequence becomes the text \xHH
+ * of the string's value, lowercase hex, which says which byte it was; so
+ * that a name holding that text cannot be taken for it, a backslash of
+ * the name becomes \\ in the value.  Escaped for JSON, "\\xff" and
+ * "\\\\".  A control byte is UTF-8 and takes JSON's own escape.
+ */
 static void json_str(FILE *f, const char *s)
 {
+	size_t n;
+
 	fputc('"', f);
-	for (; *s; s++) {
+	for (; *s; s += n) {
 		unsigned char c = *s;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
+		n = dsq_utf8_len(s);
+		if (!n) {
+			fprintf(f, "\\\\x%02x", c);
+			n = 1;
+		} else if (c == '\\') {
+			fputs("\\\\\\\\", f);
+		} else if (c == '"') {
+			fputs("\\\"", f);
+		} else if (c < 0x20) {
 			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+		} else {
+			fwrite(s, 1, n, f);
+		}
 	}
 	fputc('"', f);
 }

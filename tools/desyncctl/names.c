@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * names.c	names of desync's options and tc's way of writing handles
+ * names.c	names of desync's options, tc's way of writing handles and
+ *		the bytes of device names
  *
  * The names are tc-plugin/q_desync.c's: what "tc qdisc show" prints is
  * what desyncctl prints and exports, so one can be read against the other.
@@ -80,4 +81,49 @@ void dsq_fmt_parent(char *buf, size_t len, uint32_t parent)
 		snprintf(buf, len, "ingress");
 	else
 		dsq_fmt_handle(buf, len, parent);
+}
+
+/*
+ * A device name may hold any byte but '/', NUL and blanks, so it need not
+ * be UTF-8, which JSON text and Prometheus label values must be.  The
+ * length of the well-formed sequence (Unicode's table 3-7) at @s, 0 when
+ * there is none: the second byte's range is what refuses overlong forms,
+ * surrogates (U+D800-DFFF) and what lies past U+10FFFF.  The NUL ending
+ * @s is out of every range, so a sequence it cuts short is refused and
+ * nothing past it is read.
+ */
+size_t dsq_utf8_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] < 0xc2)
+		return 0;		/* a continuation byte or overlong */
+	if (p[0] < 0xe0)
+		n = 2;
+	else if (p[0] < 0xf0)
+		n = 3;
+	else if (p[0] < 0xf5)
+		n = 4;
+	else
+		return 0;		/* past U+10FFFF, or never valid */
+
+	if (p[0] == 0xe0)
+		lo = 0xa0;		/* below U+0800: overlong */
+	else if (p[0] == 0xed)
+		hi = 0x9f;		/* U+D800-DFFF: surrogates */
+	else if (p[0] == 0xf0)
+		lo = 0x90;		/* below U+10000: overlong */
+	else if (p[0] == 0xf4)
+		hi = 0x8f;		/* past U+10FFFF */
+	for (i = 1; i < n; i++) {
+		if (p[i] < lo || p[i] > hi)
+			return 0;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return n;
 }

@@ -155,17 +155,31 @@ static const struct prom_metric prom_metrics[] = {
 	  PROM_COUNT, get_opt, TCA_DESYNC_STICKY },
 };
 
-/* Label values escape backslash, double quote and newline. */
+/*
+ * Label values escape backslash, double quote and newline, and must be
+ * UTF-8, which a device name need not be.  As in json.c, a byte outside
+ * a valid sequence becomes \xHH of the value and a backslash of it \\,
+ * so the exposition reads \\xff and \\\\.
+ */
 static void prom_label(FILE *f, const char *key, const char *val, bool first)
 {
+	size_t n;
+
 	fprintf(f, "%s%s=\"", first ? "" : ",", key);
-	for (; *val; val++) {
-		if (*val == '\\' || *val == '"')
-			fputc('\\', f);
-		if (*val == '\n')
+	for (; *val; val += n) {
+		n = dsq_utf8_len(val);
+		if (!n) {
+			fprintf(f, "\\\\x%02x", (unsigned char)*val);
+			n = 1;
+		} else if (*val == '\\') {
+			fputs("\\\\\\\\", f);
+		} else if (*val == '"') {
+			fputs("\\\"", f);
+		} else if (*val == '\n') {
 			fputs("\\n", f);
-		else
-			fputc(*val, f);
+		} else {
+			fwrite(val, 1, n, f);
+		}
 	}
 	fputc('"', f);
 }

@@ -74,9 +74,9 @@ prom_values()
 	has_lines "$TMPD/f.prom" \
 		'desync_bursts_total{dev="eth0",handle="8001:",parent="root"} 9007199254740993' \
 		'desync_hold_seconds_total{dev="eth0",handle="8001:",parent="root"} 612.345678901' \
-		'desync_offset_max_seconds{dev="ens\"1\\",handle="8002:",parent="1:1"} 0.001500' \
+		'desync_offset_max_seconds{dev="ens\"1\\\\",handle="8002:",parent="1:1"} 0.001500' \
 		'desync_spread_ratio{dev="eth0",handle="8001:",parent="root"} 0.25' \
-		'desync_ce_backlog_segments{dev="ens\"1\\",handle="8003:",parent="1:2"} 0' \
+		'desync_ce_backlog_segments{dev="ens\"1\\\\",handle="8003:",parent="1:2"} 0' \
 		'desync_info{dev="eth0",handle="8001:",parent="root",group_by="mark",slot="random"} 1'
 }
 
@@ -87,7 +87,7 @@ import json, sys
 d = json.load(sys.stdin)
 assert len(d) == 3, d
 q = d[1]
-assert q["dev"] == "ens\"1\\" and q["parent"] == "1:1" and q["handle"] == "8002:", q
+assert q["dev"] == "ens\"1\\\\" and q["parent"] == "1:1" and q["handle"] == "8002:", q
 assert d[0]["parent"] == "root" and d[0]["bursts"] == 2**53 + 1, d[0]
 assert q["options"]["seed"] == "18446744073709551615", q["options"]
 assert q["options"]["bypass_prio"] == [3, 63] and q["options"]["slot"] == "2", q["options"]
@@ -97,6 +97,41 @@ for k in ("bytes", "packets", "drops", "overlimits", "requeues", "backlog", "qle
           "bypass", "throttled", "groups_active", "groups_held"):
     assert k in q, k
 '
+}
+
+# Device names are bytes: test-format.c's name_cases, each written as
+# expected in JSON and in a Prometheus label.
+names_exact()
+{
+	"$FMT" names
+}
+
+# ... and each JSON document still what a strict parser takes.  The bytes
+# are decoded first, strictly: json.loads() given bytes would let encoded
+# surrogates through.
+names_json_strict()
+{
+	"$FMT" names-json | /usr/bin/python3 -c '
+import json, sys
+n = bad = 0
+for n, line in enumerate(sys.stdin.buffer, 1):
+    try:
+        d = json.loads(line.decode("utf-8"))
+        assert len(d) == 1 and isinstance(d[0]["dev"], str), d
+    except (ValueError, AssertionError) as e:
+        print("document %d: %r: %s" % (n, line[:40], e))
+        bad = 1
+sys.exit(bad or n == 0)
+'
+}
+
+# ... and the exposition still what promtool takes: label values must be
+# UTF-8.
+names_prom_valid()
+{
+	"$FMT" names-prom > "$TMPD/n.prom" || return 1
+	promtool check metrics < "$TMPD/n.prom" || return 1
+	[ "$(grep -c '^desync_bursts_total{' "$TMPD/n.prom")" -gt 0 ]
 }
 
 # The words of tc-plugin/test-print.sh's expectations.
@@ -238,10 +273,13 @@ install_tree()
 }
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..14"
 run prom_valid
 run prom_values
 run json_valid
+run names_exact
+run names_json_strict
+run names_prom_valid
 run text_layout
 run man_renders
 run man_complete
