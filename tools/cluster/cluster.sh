@@ -126,7 +126,9 @@ cluster_up()
 
 # Install the qdisc under test on every host, and fresh switch ports with
 # zeroed counters.  SPEC may contain {rank} and {nhosts}: the host index
-# and the host count, for rank-derived slots.
+# and the host count, for rank-derived slots; and {seed}: SEED_BASE plus
+# the host index, so that every host draws its own offsets, as hosts that
+# each seed from get_random_u64() do, and a run can still be repeated.
 reset_run()
 {
 	local spec=$1 i s pids=()
@@ -137,6 +139,7 @@ reset_run()
 	for ((i = 0; i < NHOSTS; i++)); do
 		s=${spec//\{rank\}/$i}
 		s=${s//\{nhosts\}/$NHOSTS}
+		s=${s//\{seed\}/$((${SEED_BASE:-1} + i))}
 		# A new handle-10 child of another kind would be refused as a
 		# change, so the whole tree goes first.
 		tc -n "h$i" -force -b - 2>&1 <<-EOF | grep -v 'handle of zero\|^Command failed' >&2 &

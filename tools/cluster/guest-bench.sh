@@ -158,7 +158,7 @@ run_one()
 	spec=$(config_spec "$cfg")
 	cc=$(config_cc "$cfg")
 	CC=$cc
-	spec=${spec//\{seed\}/$((rep * 1000 + 1))}
+	SEED_BASE=$((rep * 1000 + 1))
 	if ! reset_run "$spec" 2>"$dir/qdisc.err"; then
 		log "$cfg: cannot install '$spec'"
 		cat "$dir/qdisc.err" >&2
