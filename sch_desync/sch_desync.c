@@ -496,6 +496,15 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 		desync_bypass_add(q, skb);
 		q->stat_bypass++;
 	} else if (unlikely(desync_waits_for_stamp(&q->core, &pk))) {
+		/*
+		 * It waits for the data ahead of it.  A stamp of its own that
+		 * is no departure time (beyond the horizon, or from another
+		 * clock) must not key the tree: it would never fall due, or,
+		 * with bit 63 set, sort before every real one and block them.
+		 * Such a packet goes as an unstamped one would, now.
+		 */
+		if (!stamped && desync_time_before(now, ktime_to_ns(skb->tstamp)))
+			skb->tstamp = ns_to_ktime(now);
 		desync_edt_add(q, skb);
 		if (stamped)
 			q->stat_edt_wait++;

@@ -12,6 +12,7 @@ ALL_TESTS="
 	edt_per_flow
 	edt_fin_in_order
 	edt_fin_after_due_data
+	edt_fin_absurd_stamp
 	edt_stamped_share
 "
 # Timing windows: a failure is retried once, and the retry reported.
@@ -194,6 +195,38 @@ send(frame(101, 0x11, b""), -20000000)		# FIN, due at 80ms
 	snap
 	note "order at the receiver: $(cat "$out"), bypass ${SNAP[desync:bypass]}"
 	assert_eq "order at the receiver" "$(cat "$out")" "D F"
+}
+
+# A FIN that waits behind stamped data keys the departure-time tree with
+# its own stamp; one that is no departure time (beyond the horizon, or
+# with bit 63 set, which sorts first) must not: it would never fall due,
+# and the data behind it with it.  It goes as an unstamped one would.
+edt_fin_absurd_stamp()
+{
+	local out=$TMPD/finabsurd err what stamp
+	local -A stamps=(
+		["bit 63"]="1 << 63"
+		["1h ahead"]="time.clock_gettime_ns(time.CLOCK_MONOTONIC) + 3600 * 10**9"
+	)
+
+	for what in "bit 63" "1h ahead"; do
+		stamp=${stamps[$what]}
+		qdisc_del_root "$DEV"
+		tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 0 || return
+		fin_capture_start "$out" || { fail "capture did not start"; return; }
+		err=$(fin_frames_send '
+send(frame(1, 0x18, b"x" * 100), 300000000)	# data, 300ms ahead
+time.sleep(0.05)				# it waits outside its group
+s.sendmsg([frame(101, 0x11, b"")],		# FIN
+          [(socket.SOL_SOCKET, SO_TXTIME, struct.pack("Q", '"$stamp"'))])
+' 2>&1)
+		check_err $? "stamped frames not sent: $err"
+		wait "$FIN_CAPTURE"
+		snap
+		note "FIN stamped $what: order $(cat "$out"), qlen ${SNAP[desync:qlen]}"
+		assert_eq "order at the receiver, FIN stamped $what" "$(cat "$out")" "F D"
+		assert_eq "left in the qdisc, FIN stamped $what" "${SNAP[desync:qlen]}" 0
+	done
 }
 
 # Any local user may stamp packets seconds ahead (SO_TXTIME needs no
