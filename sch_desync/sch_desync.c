@@ -262,6 +262,28 @@ static bool desync_edt_future(const struct sk_buff *skb, u64 now)
 }
 
 /*
+ * The flow of @skb.  A local TCP connection stays one flow for its whole
+ * life, but TCP draws a new txhash, which skb_get_hash() returns, after a
+ * retransmit timeout (and on PLB's or a negative routing advice): keyed
+ * by it, the connection's later segments, a FIN among them, would start
+ * a second group and could pass its data still held in the first.  Key
+ * it by its socket, as sch_fq does; other traffic by its flow hash.
+ */
+static u32 desync_flow_hash(const struct desync_sched_data *q,
+			    struct sk_buff *skb)
+{
+	const struct sock *sk = skb->sk;
+
+	if (sk && sk_fullsock(sk) && sk->sk_protocol == IPPROTO_TCP) {
+		unsigned long key = (unsigned long)sk;
+
+		return jhash_2words(lower_32_bits(key), upper_32_bits(key),
+				    q->perturbation);
+	}
+	return skb_get_hash(skb);
+}
+
+/*
  * Fill what the core's decisions need from @skb at @now: one look at the
  * network header serves both the bypass and the group questions.
  */
@@ -313,7 +335,7 @@ static void desync_read_pkt(const struct desync_sched_data *q,
 	}
 
 	if (q->core.p.group_by == DESYNC_GROUP_BY_FLOW || !pk->has_dst)
-		pk->flow_hash = skb_get_hash(skb);
+		pk->flow_hash = desync_flow_hash(q, skb);
 	/*
 	 * Only a FIN or RST asks about departure times (desync_bypass()):
 	 * its own, when it lies ahead, or those of data waiting for theirs,

@@ -12,6 +12,7 @@ ALL_TESTS="
 	bypass_prio
 	bypass_flood_shared
 	bypass_fin_in_order
+	bypass_fin_after_rehash
 	bypass_padded_ack
 "
 # Timing windows: a failure is retried once, and the retry reported.
@@ -162,10 +163,10 @@ bypass_flood_shared()
 	assert_cmp "throttled" "${SNAP[desync:throttled]}" -ge 300
 }
 
-nstat_ofo()	# NS
+nstat_of()	# NS COUNTER
 {
-	ip netns exec "$1" nstat -az TcpExtTCPOFOQueue 2>/dev/null |
-		awk '$1 == "TcpExtTCPOFOQueue" { print $2 }'
+	ip netns exec "$1" nstat -az "$2" 2>/dev/null |
+		awk -v c="$2" '$1 == c { print $2 }'
 }
 
 # A pure FIN has no payload, but it must not overtake its connection's
@@ -175,7 +176,7 @@ bypass_fin_in_order()
 	local out=$TMPD/fin pid ofo0 ofo1 i
 
 	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 300ms spread 0 slots 2 slot 1 || return
-	ofo0=$(nstat_ofo "$NS_B")
+	ofo0=$(nstat_of "$NS_B" TcpExtTCPOFOQueue)
 	for i in 1 2 3; do
 		rm -f "$TMPD/ready"
 		timeout 30 ip netns exec "$NS_B" "$PROBE" tcp-sink -l 0.0.0.0 -p 9005 -t 10s \
@@ -187,10 +188,49 @@ bypass_fin_in_order()
 		assert_eq "bytes received" "$(awk '{ print $3 }' "$out")" 2000
 		nap 0.2
 	done
-	ofo1=$(nstat_ofo "$NS_B")
+	ofo1=$(nstat_of "$NS_B" TcpExtTCPOFOQueue)
 	is_int "$ofo0" || { skip "nstat not available"; return; }
 	snap
 	assert_cmp "bursts" "${SNAP[desync:bursts]}" -ge 3
+	assert_eq "segments the receiver queued out of order" $((ofo1 - ofo0)) 0
+}
+
+# With group_by flow a local TCP connection is one group for its life:
+# the new txhash TCP draws at a retransmit timeout must not move its FIN
+# to an empty group, from which it would pass the data still held.  The
+# data is held 500ms-1s, the timeout fires after 200ms and the FIN
+# follows at 350ms.
+bypass_fin_after_rehash()
+{
+	local out=$TMPD/finrehash pid ofo0 ofo1 rh0 rh1
+
+	tcok qdisc add dev "$DEV" root desync group_by flow idle 10ms \
+		offset_max 1s slots 2 slot 1 || return
+	ofo0=$(nstat_of "$NS_B" TcpExtTCPOFOQueue)
+	rh0=$(nstat_of "$NS_A" TcpExtTcpTimeoutRehash)
+	rm -f "$TMPD/ready"
+	timeout 30 ip netns exec "$NS_B" "$PROBE" tcp-sink -l 0.0.0.0 -p 9006 -t 10s \
+		-r "$TMPD/ready" > "$out" 2>&1 &
+	pid=$!
+	wait_for_file "$TMPD/ready" 100 || fail "tcp-sink did not start"
+	pyrun '
+import socket, sys, time
+s = socket.create_connection((sys.argv[1], 9006))
+s.sendall(b"x" * 2000)
+time.sleep(0.35)
+s.close()
+' "$B4"
+	check_err $? "sender failed"
+	wait $pid
+	ofo1=$(nstat_of "$NS_B" TcpExtTCPOFOQueue)
+	rh1=$(nstat_of "$NS_A" TcpExtTcpTimeoutRehash)
+	if ! is_int "$ofo0" || ! is_int "$rh0"; then
+		skip "nstat not available"
+		return
+	fi
+	note "txhash rehashes at timeouts: $((rh1 - rh0)), out of order at the receiver: $((ofo1 - ofo0))"
+	assert_eq "bytes received" "$(awk '{ print $3 }' "$out")" 2000
+	assert_cmp "txhash rehashes at timeouts" $((rh1 - rh0)) -ge 1
 	assert_eq "segments the receiver queued out of order" $((ofo1 - ofo0)) 0
 }
 
