@@ -202,17 +202,13 @@ bypass_fin_in_order()
 # follows at 350ms.
 bypass_fin_after_rehash()
 {
-	local out=$TMPD/finrehash pid ofo0 ofo1 rh0 rh1
+	local out=$TMPD/finrehash ofo0 ofo1 rh0 rh1
 
 	tcok qdisc add dev "$DEV" root desync group_by flow idle 10ms \
 		offset_max 1s slots 2 slot 1 || return
 	ofo0=$(nstat_of "$NS_B" TcpExtTCPOFOQueue)
 	rh0=$(nstat_of "$NS_A" TcpExtTcpTimeoutRehash)
-	rm -f "$TMPD/ready"
-	timeout 30 ip netns exec "$NS_B" "$PROBE" tcp-sink -l 0.0.0.0 -p 9006 -t 10s \
-		-r "$TMPD/ready" > "$out" 2>&1 &
-	pid=$!
-	wait_for_file "$TMPD/ready" 100 || fail "tcp-sink did not start"
+	tcp_sink_start 9006 "$out" || return
 	pyrun '
 import socket, sys, time
 s = socket.create_connection((sys.argv[1], 9006))
@@ -221,7 +217,7 @@ time.sleep(0.35)
 s.close()
 ' "$B4"
 	check_err $? "sender failed"
-	wait $pid
+	wait "$SINK_PID"
 	ofo1=$(nstat_of "$NS_B" TcpExtTCPOFOQueue)
 	rh1=$(nstat_of "$NS_A" TcpExtTcpTimeoutRehash)
 	if ! is_int "$ofo0" || ! is_int "$rh0"; then
