@@ -99,6 +99,9 @@
  * Timer precision.  EDT departures get sch_fq's 10 us.  Holds are random
  * over a slot of the offset window, so ending one a 1/16 of the slot late
  * changes nothing, while one timer then ends every hold due inside it.
+ * A hold shorter than the slot (a small draw, or a spread window far below
+ * offset_max) gets 1/16 of its own length: no hold ends more than that
+ * share of itself late.
  */
 #define DESYNC_TIMER_SLACK_NS	10000U
 #define DESYNC_HOLD_SLACK_SHIFT	4
@@ -828,7 +831,7 @@ static inline void desync_set_hold_slack(struct desync_sched *s)
 
 /*
  * When the timer must fire, as [*start, *end]: after the next hold's due
- * time within the hold slack, and never later than an EDT departure
+ * time within the hold slack or 1/16 of that hold, and never later than an EDT departure
  * (@edt_ns, when @have_edt) allows.  False when nothing waits for time.
  */
 static inline bool desync_timer_range(const struct desync_sched *s,
@@ -836,7 +839,14 @@ static inline bool desync_timer_range(const struct desync_sched *s,
 				      u64 *start, u64 *end)
 {
 	if (desync_next_wake(s, start)) {
-		*end = *start + s->hold_slack_ns;
+		u32 slack = s->groups[s->heap[0]].hold_ns >>
+			    DESYNC_HOLD_SLACK_SHIFT;
+
+		if (slack > s->hold_slack_ns)
+			slack = s->hold_slack_ns;
+		if (slack < DESYNC_TIMER_SLACK_NS)
+			slack = DESYNC_TIMER_SLACK_NS;
+		*end = *start + slack;
 		if (!have_edt)
 			return true;
 		if (desync_time_before(edt_ns, *start))

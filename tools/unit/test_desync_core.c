@@ -981,7 +981,7 @@ static void test_limit_fits(void)
 static void test_timer_range(void)
 {
 	struct sim sim;
-	u64 t = 10 * MS, start, end, due;
+	u64 t = 10 * MS, start, end, due, slack;
 
 	sim_init(&sim, 4, 24);
 	sim.s.p.offset_max_ns = 1000 * MS;
@@ -993,8 +993,11 @@ static void test_timer_range(void)
 
 	sim_enqueue(&sim, 0, 100, t);
 	due = sim.s.groups[0].release_ns;
+	/* A hold below the whole window: 1/16 of the hold itself. */
+	slack = sim.s.groups[0].hold_ns / 16;
+	CHECK(slack > 5 * MS && slack < 62500 * US);
 	CHECK(desync_timer_range(&sim.s, false, 0, &start, &end));
-	CHECK(start == due && end == due + 62500 * US);
+	CHECK(start == due && end == due + slack);
 	/* A departure inside the hold's slack narrows it to 10us. */
 	CHECK(desync_timer_range(&sim.s, true, due + 5 * MS, &start, &end));
 	CHECK(start == due && end == due + 5 * MS + DESYNC_TIMER_SLACK_NS);
@@ -1004,11 +1007,35 @@ static void test_timer_range(void)
 	      end == due - 5 * MS + DESYNC_TIMER_SLACK_NS);
 	/* One after the slack changes nothing. */
 	CHECK(desync_timer_range(&sim.s, true, due + 100 * MS, &start, &end));
+	CHECK(start == due && end == due + slack);
+	/* A hold longer than the window allows is capped by the window's. */
+	sim.s.groups[0].hold_ns = 4000 * MS;
+	CHECK(desync_timer_range(&sim.s, false, 0, &start, &end));
 	CHECK(start == due && end == due + 62500 * US);
 	/* Tiny windows keep EDT precision as the floor. */
 	sim.s.p.offset_max_ns = 100 * US;
 	desync_set_hold_slack(&sim.s);
 	CHECK(sim.s.hold_slack_ns == DESYNC_TIMER_SLACK_NS);
+	sim_free(&sim);
+
+	/*
+	 * spread 10 % of a 2 ms burst draws within 200 us however large
+	 * offset_max is: the hold must not end 1/16 of offset_max late.
+	 */
+	sim_init(&sim, 4, 24);
+	sim.s.p.offset_max_ns = 1000 * MS;
+	sim.s.p.idle_ns = 1 * MS;
+	sim.s.p.spread = 65536 / 10;
+	desync_set_hold_slack(&sim.s);
+	sim.s.groups[1].flags |= DESYNC_G_SEEN;
+	sim.s.groups[1].release_ns = t;
+	sim.s.groups[1].last_active_ns = t + 2 * MS;
+	CHECK(desync_window(&sim.s, &sim.s.groups[1]) <= 200 * US);
+	sim_enqueue(&sim, 1, 100, t + 10 * MS);
+	CHECK(sim.s.groups[1].state == DESYNC_HELD);
+	due = sim.s.groups[1].release_ns;
+	CHECK(desync_timer_range(&sim.s, false, 0, &start, &end));
+	CHECK(start == due && end - start <= 12500);
 	sim_free(&sim);
 }
 
