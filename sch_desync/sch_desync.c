@@ -520,12 +520,15 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	} else if (unlikely(desync_waits_for_stamp(&q->core, &pk))) {
 		/*
 		 * It waits for the data ahead of it.  A stamp of its own that
-		 * is no departure time (beyond the horizon, or from another
-		 * clock) must not key the tree: it would never fall due, or,
-		 * with bit 63 set, sort before every real one and block them.
-		 * Such a packet goes as an unstamped one would, now.
+		 * is no departure time ahead (past, beyond the horizon, or
+		 * from another clock) must not key the tree: the tree sorts
+		 * signed and the due test is wrap-safe, so a stamp 2^63 or
+		 * more away could sort before every real one and then never
+		 * fall due.  Such a packet is keyed at its arrival, as an
+		 * unstamped one; its connection's data, stamped no later
+		 * than it, sorts ahead.
 		 */
-		if (!stamped && desync_time_before(now, ktime_to_ns(skb->tstamp)))
+		if (!stamped)
 			skb->tstamp = ns_to_ktime(now);
 		desync_edt_add(q, skb);
 		if (stamped)

@@ -13,6 +13,7 @@ ALL_TESTS="
 	edt_fin_in_order
 	edt_fin_after_due_data
 	edt_fin_absurd_stamp
+	edt_fin_stamp_half_wrap
 	edt_stamped_share
 "
 # Timing windows: a failure is retried once, and the retry reported.
@@ -227,6 +228,38 @@ s.sendmsg([frame(101, 0x11, b"")],		# FIN
 		assert_eq "order at the receiver, FIN stamped $what" "$(cat "$out")" "F D"
 		assert_eq "left in the qdisc, FIN stamped $what" "${SNAP[desync:qlen]}" 0
 	done
+}
+
+# The same for a stamp about 2^63 ahead, which the tree's signed order
+# puts first and the wrap-safe due test takes for past at enqueue, but
+# for future once it has waited a little: here 10ms, in a busy parent's
+# peek (as in edt_fin_after_due_data).  Keyed at its arrival, the FIN
+# follows its data, due at 60ms.
+edt_fin_stamp_half_wrap()
+{
+	local out=$TMPD/finwrap err
+
+	tcok qdisc add dev "$DEV" root handle 1: tbf rate 25kbit burst 1600 latency 5s &&
+		tcok qdisc add dev "$DEV" parent 1: desync idle 10ms offset_max 0 || return
+	fin_capture_start "$out" || { fail "capture did not start"; return; }
+	err=$(fin_frames_send '
+t0 = time.monotonic()
+send(frame(1, 0x18, b"x" * 100), 60000000)	# data, due at 60ms
+time.sleep(0.005)
+send(frame(1, 0x18, b"y" * 1000, 40002), 0)	# filler: leaves with the bucket
+send(frame(2, 0x18, b"y" * 1000, 40002), 0)	# filler: waits in the peek
+time.sleep(max(0, t0 + 0.1 - time.monotonic()))
+now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+s.sendmsg([frame(101, 0x11, b"")],		# FIN, 2^63 + 10ms ahead
+          [(socket.SOL_SOCKET, SO_TXTIME,
+            struct.pack("Q", (1 << 63) + now + 10000000))])
+' 2>&1)
+	check_err $? "stamped frames not sent: $err"
+	wait "$FIN_CAPTURE"
+	snap
+	note "order at the receiver: $(cat "$out"), qlen ${SNAP[desync:qlen]}"
+	assert_eq "order at the receiver" "$(cat "$out")" "D F"
+	assert_eq "left in the qdisc" "${SNAP[desync:qlen]}" 0
 }
 
 # Any local user may stamp packets seconds ahead (SO_TXTIME needs no
