@@ -640,7 +640,13 @@ static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 		skb = desync_fifo_pop(&g->head);
 		segs = desync_skb_cb(skb)->segs;
 		ready = desync_ready_time(g, desync_skb_cb(skb)->enq_ns);
-		if (unlikely(desync_edt_future(skb, now))) {
+		/*
+		 * Only a packet counted as stamped at enqueue may wait for
+		 * its time: one stamped just beyond the horizon then is
+		 * inside it now, and would wait uncounted by the share.
+		 */
+		if (unlikely(desync_skb_cb(skb)->stamped &&
+			     desync_edt_future(skb, now))) {
 			desync_remove(core, idx, segs, now);
 			desync_skb_cb(skb)->enq_ns = ready;
 			desync_edt_add(q, skb);

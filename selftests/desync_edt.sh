@@ -15,6 +15,7 @@ ALL_TESTS="
 	edt_fin_absurd_stamp
 	edt_fin_stamp_half_wrap
 	edt_stamped_share
+	edt_stamped_share_horizon
 "
 # Timing windows: a failure is retried once, and the retry reported.
 RETRY_TESTS="edt_honoured edt_hold_slack edt_per_flow"
@@ -281,6 +282,24 @@ edt_stamped_share()
 	recv_wait
 	assert_eq "unstamped packets received meanwhile" \
 		"$(bfield "$out" pkts 2 | awk '{ n += $1 } END { print n + 0 }')" 50
+}
+
+# A packet stamped beyond the 10s horizon counts as unstamped at enqueue
+# and leaves as one: after queueing behind a slow parent it is inside the
+# horizon, and must not wait there uncounted by the quarter share.
+edt_stamped_share_horizon()
+{
+	tcok qdisc add dev "$DEV" root handle 1: tbf rate 1mbit burst 1600 latency 20s &&
+		tcok qdisc add dev "$DEV" parent 1: desync limit 100 offset_max 0 || return
+	psend -d "$B4" -n 1 -k 100 -s 200 -E 10050ms -S 1 > /dev/null
+	sleep 0.6
+	snap
+	note "stamped 10.05s ahead, after 0.6s: qlen ${SNAP[desync:qlen]}, throttled ${SNAP[desync:throttled]}"
+	assert_cmp "packets waiting (at most limit 100 / 4)" "${SNAP[desync:qlen]}" -le 25
+	psend -d "$B4" -n 1 -k 30 -s 200 -S 2 > /dev/null
+	sleep 0.2
+	snap
+	assert_eq "dropped" "${SNAP[desync:drop_overlimit]}" 0
 }
 
 lib_init
