@@ -616,6 +616,27 @@ static void desync_maybe_mark(struct desync_sched_data *q, struct sk_buff *skb,
 }
 
 /*
+ * A due packet whose departure time is not earlier than that of the head
+ * of edt_root leaves after it.  The head may be an earlier segment of the
+ * same connection, moved there while its time lay ahead and due since,
+ * still waiting while the bypass credit is spent: TCP stamps its segments
+ * in sequence order, and stamp order keeps them in it.  A stamp ahead
+ * (another clock) is no departure time here and keys nothing.
+ */
+static bool desync_edt_behind(const struct desync_sched_data *q,
+			      const struct sk_buff *skb, u64 now)
+{
+	u64 tstamp = ktime_to_ns(skb->tstamp);
+	const struct sk_buff *head;
+
+	if (!tstamp || RB_EMPTY_ROOT(&q->edt_root.rb_root) ||
+	    desync_time_before(now, tstamp))
+		return false;
+	head = desync_edt_first(q);
+	return !ktime_before(skb->tstamp, head->tstamp);
+}
+
+/*
  * The next packet of the groups, or NULL.  A head packet whose departure
  * time lies ahead leaves its group for edt_root, so that it delays no
  * other flow of its group (as fq keeps flows apart).
@@ -651,6 +672,12 @@ static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 			desync_skb_cb(skb)->enq_ns = ready;
 			desync_edt_add(q, skb);
 			q->stat_edt_wait++;
+			continue;
+		}
+		if (unlikely(desync_edt_behind(q, skb, now))) {
+			desync_remove(core, idx, segs, now);
+			desync_skb_cb(skb)->enq_ns = ready;
+			desync_edt_add(q, skb);
 			continue;
 		}
 		desync_maybe_mark(q, skb, ready, now);

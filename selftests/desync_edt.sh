@@ -16,6 +16,7 @@ ALL_TESTS="
 	edt_fin_stamp_half_wrap
 	edt_stamped_share
 	edt_stamped_share_horizon
+	edt_data_order_no_credit
 "
 # Timing windows: a failure is retried once, and the retry reported.
 RETRY_TESTS="edt_honoured edt_hold_slack edt_per_flow"
@@ -88,14 +89,16 @@ edt_per_flow()
 	assert_cmp "throttled" "${SNAP[desync:throttled]}" -ge 1
 }
 
-# The order in which the peer sees the segments of port 40001, "D" for
-# data and "F" for a FIN, into FILE; a capture on a packet socket, since
-# the frames below are no connection the peer's stack would take.
-fin_capture_start()	# FILE
+# The order in which the peer sees the first two segments of port 40001,
+# "D" for data and "F" for a FIN, or with "seq" their sequence numbers,
+# into FILE; a capture on a packet socket, since the frames below are no
+# connection the peer's stack would take.
+fin_capture_start()	# FILE [seq]
 {
 	rm -f "$TMPD/ready"
 	ip netns exec "$NS_B" "$PY" -c '
 import socket, struct, sys, time
+by_seq = sys.argv[3] == "seq"
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
 s.bind((sys.argv[1], 0x0800))
 s.settimeout(0.2)
@@ -111,9 +114,12 @@ while len(seen) < 2 and time.time() < end:
     if ip[9] != 6 or struct.unpack("!H", ip[ihl:ihl + 2])[0] != 40001:
         continue
     flags = ip[ihl + 13]
-    seen.append("F" if flags & 1 else "D")
+    if by_seq:
+        seen.append(str(struct.unpack("!I", ip[ihl + 4:ihl + 8])[0]))
+    else:
+        seen.append("F" if flags & 1 else "D")
 print(" ".join(seen))
-' "$PEER" "$TMPD/ready" > "$1" 2>&1 &
+' "$PEER" "$TMPD/ready" "${2:-flags}" > "$1" 2>&1 &
 	FIN_CAPTURE=$!
 	defer proc_stop "$FIN_CAPTURE"
 	wait_for_file "$TMPD/ready" 100
@@ -300,6 +306,35 @@ edt_stamped_share_horizon()
 	sleep 0.2
 	snap
 	assert_eq "dropped" "${SNAP[desync:drop_overlimit]}" 0
+}
+
+# TCP stamps its segments in sequence order.  A segment that waited in
+# the tree for its time and is due must not be passed by a later one of
+# its connection, stamped the same, sent from its group while the bypass
+# credit is spent (by padded pure ACKs, under a 1mbit parent).
+edt_data_order_no_credit()
+{
+	local out=$TMPD/edtorder err
+
+	tcok qdisc add dev "$DEV" root handle 1: tbf rate 1mbit burst 1600 latency 20s &&
+		tcok qdisc add dev "$DEV" parent 1: desync idle 10ms offset_max 0 || return
+	fin_capture_start "$out" seq || { fail "capture did not start"; return; }
+	err=$(fin_frames_send '
+t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+def at(f, t):
+    s.sendmsg([f], [(socket.SOL_SOCKET, SO_TXTIME, struct.pack("Q", t0 + t))])
+at(frame(1, 0x18, b"x" * 100), 150000000)	# seq 1, due at 150ms
+time.sleep(0.005)
+for i in range(50):				# pure ACKs, padded: the bypass
+    s.send(frame(7, 0x10, b"", 40003) + b"\0" * 1460)
+time.sleep(0.2)
+at(frame(101, 0x18, b"y" * 100), 150000000)	# seq 101, the same stamp
+' 2>&1)
+	check_err $? "stamped frames not sent: $err"
+	wait "$FIN_CAPTURE"
+	snap
+	note "sequence order at the receiver: $(cat "$out"), bypass ${SNAP[desync:bypass]}"
+	assert_eq "sequence order at the receiver" "$(cat "$out")" "1 101"
 }
 
 lib_init
