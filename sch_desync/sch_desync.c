@@ -831,8 +831,11 @@ static void desync_rehash(struct desync_sched_data *q,
 	for (i = 0; i < old->ngroups; i++) {
 		struct desync_group *og = &old->groups[i];
 
-		if (og->state == DESYNC_HELD)
+		/* A hold cut short counts as one, for as long as it lasted. */
+		if (og->state == DESYNC_HELD) {
 			q->core.st.early_release++;
+			q->core.st.hold_time_ns += now - desync_hold_start(og);
+		}
 		while (og->head) {
 			struct sk_buff *skb = desync_fifo_pop(&og->head);
 			struct desync_group *g;
