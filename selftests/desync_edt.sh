@@ -178,17 +178,17 @@ send(frame(101, 0x11, b""), 350000000)		# FIN, 50ms after the data
 	assert_eq "bypass" "${SNAP[desync:bypass]}" 0
 }
 
-# The same when the data's time has come but a busy parent has not taken
-# it yet: a FIN stamped after it, now past, must not take the bypass.
-# Under a 25kbit tbf the second filler waits about 160ms in tbf's peek,
-# while the data falls due (60ms) and the FIN arrives (100ms).
-edt_fin_after_due_data()
+# Data stamped due at 60ms, then at 100ms a FIN sent by FIN_SCRIPT (a
+# line of fin_frames_send), while a 25kbit tbf parent keeps the qdisc
+# from being dequeued: its second filler waits about 160ms in tbf's peek.
+# The order the peer sees goes to FILE.
+fin_behind_busy_parent()	# FILE FIN_SCRIPT
 {
-	local out=$TMPD/findue err
+	local err
 
 	tcok qdisc add dev "$DEV" root handle 1: tbf rate 25kbit burst 1600 latency 5s &&
-		tcok qdisc add dev "$DEV" parent 1: desync idle 10ms offset_max 0 || return
-	fin_capture_start "$out" || { fail "capture did not start"; return; }
+		tcok qdisc add dev "$DEV" parent 1: desync idle 10ms offset_max 0 || return 1
+	fin_capture_start "$1" || { fail "capture did not start"; return 1; }
 	err=$(fin_frames_send '
 t0 = time.monotonic()
 send(frame(1, 0x18, b"x" * 100), 60000000)	# data, due at 60ms
@@ -196,10 +196,19 @@ time.sleep(0.005)
 send(frame(1, 0x18, b"y" * 1000, 40002), 0)	# filler: leaves with the bucket
 send(frame(2, 0x18, b"y" * 1000, 40002), 0)	# filler: waits in the peek
 time.sleep(max(0, t0 + 0.1 - time.monotonic()))
-send(frame(101, 0x11, b""), -20000000)		# FIN, due at 80ms
-' 2>&1)
+'"$2" 2>&1)
 	check_err $? "stamped frames not sent: $err"
 	wait "$FIN_CAPTURE"
+}
+
+# The same when the data's time has come but a busy parent has not taken
+# it yet: a FIN stamped after it, now past, must not take the bypass.
+edt_fin_after_due_data()
+{
+	local out=$TMPD/findue
+
+	fin_behind_busy_parent "$out" '
+send(frame(101, 0x11, b""), -20000000)		# FIN, due at 80ms' || return
 	snap
 	note "order at the receiver: $(cat "$out"), bypass ${SNAP[desync:bypass]}"
 	assert_eq "order at the receiver" "$(cat "$out")" "D F"
@@ -239,30 +248,17 @@ s.sendmsg([frame(101, 0x11, b"")],		# FIN
 
 # The same for a stamp about 2^63 ahead, which the tree's signed order
 # puts first and the wrap-safe due test takes for past at enqueue, but
-# for future once it has waited a little: here 10ms, in a busy parent's
-# peek (as in edt_fin_after_due_data).  Keyed at its arrival, the FIN
-# follows its data, due at 60ms.
+# for future once it has waited a little: here 10ms, in the busy parent's
+# peek.  Keyed at its arrival, the FIN follows its data, due at 60ms.
 edt_fin_stamp_half_wrap()
 {
-	local out=$TMPD/finwrap err
+	local out=$TMPD/finwrap
 
-	tcok qdisc add dev "$DEV" root handle 1: tbf rate 25kbit burst 1600 latency 5s &&
-		tcok qdisc add dev "$DEV" parent 1: desync idle 10ms offset_max 0 || return
-	fin_capture_start "$out" || { fail "capture did not start"; return; }
-	err=$(fin_frames_send '
-t0 = time.monotonic()
-send(frame(1, 0x18, b"x" * 100), 60000000)	# data, due at 60ms
-time.sleep(0.005)
-send(frame(1, 0x18, b"y" * 1000, 40002), 0)	# filler: leaves with the bucket
-send(frame(2, 0x18, b"y" * 1000, 40002), 0)	# filler: waits in the peek
-time.sleep(max(0, t0 + 0.1 - time.monotonic()))
+	fin_behind_busy_parent "$out" '
 now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 s.sendmsg([frame(101, 0x11, b"")],		# FIN, 2^63 + 10ms ahead
           [(socket.SOL_SOCKET, SO_TXTIME,
-            struct.pack("Q", (1 << 63) + now + 10000000))])
-' 2>&1)
-	check_err $? "stamped frames not sent: $err"
-	wait "$FIN_CAPTURE"
+            struct.pack("Q", (1 << 63) + now + 10000000))])' || return
 	snap
 	note "order at the receiver: $(cat "$out"), qlen ${SNAP[desync:qlen]}"
 	assert_eq "order at the receiver" "$(cat "$out")" "D F"
