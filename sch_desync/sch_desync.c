@@ -934,7 +934,7 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 	}
 	if (desync_out_of_range(tb[TCA_DESYNC_HOLD_LIMIT], 1, U32_MAX)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_HOLD_LIMIT],
-				    "desync: hold_limit must be at least 1 packet");
+				    "desync: hold_limit must be at least 1 segment");
 		return -EINVAL;
 	}
 	if (desync_out_of_range(tb[TCA_DESYNC_CE_THRESHOLD], 0,

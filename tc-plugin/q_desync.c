@@ -43,8 +43,9 @@ static void explain(void)
 		"Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups N ]\n"
 		"                  [ idle TIME ] [ offset_max TIME ] [ slots N ] [ slot {K|random} ]\n"
 		"                  [ seed S ] [ hold_limit SEGMENTS ] [ ce_threshold TIME ]\n"
-		"                  [ ce_backlog SEGMENTS ] [ spread PERCENT ] [ bypass_prio P[,P...] ]\n"
-		"                  [ slot_map KEY:SLOT[,KEY:SLOT...] ] [ sticky | nosticky ]\n");
+		"                  [ ce_backlog SEGMENTS ] [ spread PERCENT ]\n"
+		"                  [ bypass_prio {P[,P...]|none} ]\n"
+		"                  [ slot_map {KEY:SLOT[,KEY:SLOT...]|none} ] [ sticky | nosticky ]\n");
 }
 
 /* Indexed by enum tc_desync_group_by */

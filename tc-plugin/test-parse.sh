@@ -70,8 +70,9 @@ cat > "$TMP/usage" <<'EOF'
 Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups N ]
                   [ idle TIME ] [ offset_max TIME ] [ slots N ] [ slot {K|random} ]
                   [ seed S ] [ hold_limit SEGMENTS ] [ ce_threshold TIME ]
-                  [ ce_backlog SEGMENTS ] [ spread PERCENT ] [ bypass_prio P[,P...] ]
-                  [ slot_map KEY:SLOT[,KEY:SLOT...] ] [ sticky | nosticky ]
+                  [ ce_backlog SEGMENTS ] [ spread PERCENT ]
+                  [ bypass_prio {P[,P...]|none} ]
+                  [ slot_map {KEY:SLOT[,KEY:SLOT...]|none} ] [ sticky | nosticky ]
 EOF
 run_tc qdisc add dev lo root desync help
 # The version line follows the usage; it is checked on its own below.
