@@ -994,6 +994,13 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 				    "desync: slot must be below slots, or random");
 		return -EINVAL;
 	}
+	/* Slots narrower than 1ns would all start at 0: nothing held. */
+	if (cfg->offset_max_us &&
+	    (u64)cfg->offset_max_us * NSEC_PER_USEC < cfg->slots) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_SLOTS],
+				    "desync: offset_max must give each slot at least 1ns");
+		return -EINVAL;
+	}
 	if (cfg->hold_limit > cfg->limit) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_HOLD_LIMIT],
 				    "desync: hold_limit must not exceed limit");
@@ -1057,7 +1064,7 @@ static int desync_parse_slot_map(const struct nlattr *attr,
  */
 static int desync_check_slot_map(const struct desync_slot_map *m,
 				 const struct desync_config *cfg,
-				 const struct nlattr *attr,
+				 u32 q_group_by, const struct nlattr *attr,
 				 struct netlink_ext_ack *extack)
 {
 	u32 i;
@@ -1068,6 +1075,12 @@ static int desync_check_slot_map(const struct desync_slot_map *m,
 	    cfg->group_by != TC_DESYNC_GROUP_BY_PRIO) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "desync: slot_map needs group_by mark or prio");
+		return -EINVAL;
+	}
+	/* Marks and priorities are different keys: a kept map would lie. */
+	if (!attr && cfg->group_by != q_group_by) {
+		NL_SET_ERR_MSG(extack,
+			       "desync: changing group_by needs a new slot_map or none");
 		return -EINVAL;
 	}
 	for (i = 0; i < m->len; i++) {
@@ -1135,7 +1148,7 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 			return err;
 	}
 	err = desync_check_slot_map(map_attr ? new_map : q->slot_map, &cfg,
-				    map_attr, extack);
+				    q->cfg.group_by, map_attr, extack);
 	if (err)
 		goto free_map;
 

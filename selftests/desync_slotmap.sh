@@ -95,6 +95,8 @@ slot_map_bad_tc()
 	expect_reject "slot_map slots must be below slots" slots 3
 	expect_reject "slot_map needs group_by mark or prio" group_by dst
 	expect_reject "slot_map needs group_by mark or prio" group_by flow
+	# Its keys are marks: under group_by prio they would be priorities.
+	expect_reject "changing group_by needs a new slot_map or none" group_by prio
 	# Together with a valid map the same changes pass.
 	tcok qdisc change dev "$DEV" root desync slots 2 slot_map 1:1
 	snap
