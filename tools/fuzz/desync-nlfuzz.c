@@ -667,9 +667,11 @@ static uint64_t attr_u(const struct nlattr *a)
 /*
  * desync_parse_slot_map() on @a into @c (an empty map clears it), then,
  * with or without @a, desync_check_slot_map() of the map in force against
- * the merged group_by and slots.
+ * the merged group_by and slots, and a kept map against a group_by that
+ * changed from @old_group_by.
  */
-static int model_slot_map(const struct nlattr *a, struct state *c, const char **why)
+static int model_slot_map(const struct nlattr *a, struct state *c,
+			  uint64_t old_group_by, const char **why)
 {
 	if (a) {
 		unsigned int len = a->nla_len - NLA_HDR, n = len / MAP_ENTRY;
@@ -699,6 +701,10 @@ static int model_slot_map(const struct nlattr *a, struct state *c, const char **
 	if (c->v[TCA_DESYNC_GROUP_BY] != TC_DESYNC_GROUP_BY_MARK &&
 	    c->v[TCA_DESYNC_GROUP_BY] != TC_DESYNC_GROUP_BY_PRIO) {
 		*why = "slot_map without group_by mark or prio";
+		return -EINVAL;
+	}
+	if (!a && c->v[TCA_DESYNC_GROUP_BY] != old_group_by) {
+		*why = "group_by changed under a kept slot_map";
 		return -EINVAL;
 	}
 	if (map_slot_max(c) >= c->v[TCA_DESYNC_SLOTS]) {
@@ -788,6 +794,11 @@ static int model_options(const struct nlattr *nest, struct state *c, const char 
 		*why = "slot not below slots";
 		return -EINVAL;
 	}
+	if (n.v[TCA_DESYNC_OFFSET_MAX] &&
+	    n.v[TCA_DESYNC_OFFSET_MAX] * 1000 < n.v[TCA_DESYNC_SLOTS]) {
+		*why = "slots narrower than 1ns";
+		return -EINVAL;
+	}
 	/* An inherited hold_limit follows a lower limit; a given one may not. */
 	if (!tb[TCA_DESYNC_HOLD_LIMIT] &&
 	    n.v[TCA_DESYNC_HOLD_LIMIT] > n.v[TCA_DESYNC_LIMIT])
@@ -796,7 +807,8 @@ static int model_options(const struct nlattr *nest, struct state *c, const char 
 		*why = "hold_limit above limit";
 		return -EINVAL;
 	}
-	if (model_slot_map(tb[TCA_DESYNC_SLOT_MAP], &n, why))
+	if (model_slot_map(tb[TCA_DESYNC_SLOT_MAP], &n,
+			   c->v[TCA_DESYNC_GROUP_BY], why))
 		return -EINVAL;
 	*c = n;
 	return 0;
