@@ -652,6 +652,7 @@ static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 	desync_wake_due(core, now);
 	for (;;) {
 		struct desync_group *g;
+		bool waits;
 		u32 segs;
 
 		idx = desync_pick(core);
@@ -666,18 +667,14 @@ static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 		 * its time: one stamped just beyond the horizon then is
 		 * inside it now, and would wait uncounted by the share.
 		 */
-		if (unlikely(desync_skb_cb(skb)->stamped &&
-			     desync_edt_future(skb, now))) {
+		waits = desync_skb_cb(skb)->stamped &&
+			desync_edt_future(skb, now);
+		if (unlikely(waits || desync_edt_behind(q, skb, now))) {
 			desync_remove(core, idx, segs, now);
 			desync_skb_cb(skb)->enq_ns = ready;
 			desync_edt_add(q, skb);
-			q->stat_edt_wait++;
-			continue;
-		}
-		if (unlikely(desync_edt_behind(q, skb, now))) {
-			desync_remove(core, idx, segs, now);
-			desync_skb_cb(skb)->enq_ns = ready;
-			desync_edt_add(q, skb);
+			if (waits)
+				q->stat_edt_wait++;
 			continue;
 		}
 		desync_maybe_mark(q, skb, ready, now);
