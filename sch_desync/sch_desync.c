@@ -268,13 +268,16 @@ static bool desync_edt_future(const struct sk_buff *skb, u64 now)
  * by it, the connection's later segments, a FIN among them, would start
  * a second group and could pass its data still held in the first.  Key
  * it by its socket, as sch_fq does; other traffic by its flow hash.
+ * Only a real TCP socket is one connection: a raw socket of protocol TCP,
+ * the kernel's per-CPU control socket that sends RSTs and timewait ACKs
+ * among them, sends for many, each with its own flow hash.
  */
 static u32 desync_flow_hash(const struct desync_sched_data *q,
 			    struct sk_buff *skb)
 {
 	const struct sock *sk = skb->sk;
 
-	if (sk && sk_fullsock(sk) && sk->sk_protocol == IPPROTO_TCP) {
+	if (sk && sk_fullsock(sk) && sk_is_tcp(sk)) {
 		unsigned long key = (unsigned long)sk;
 
 		return jhash_2words(lower_32_bits(key), upper_32_bits(key),

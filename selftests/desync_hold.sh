@@ -12,6 +12,7 @@ ALL_TESTS="
 	hold_ipv6
 	groups_independent
 	group_by_modes
+	group_by_flow_raw_tcp
 	seed_reproducible
 	slot_bounds
 	sender_idle_raw_tcp
@@ -181,6 +182,31 @@ group_by_modes()
 	group_by_case prio 1 "$B4,prio=2" "192.0.2.3,prio=2"
 	# Two sockets: two source ports, two flows.
 	group_by_case flow 2 "$B4,mark=1" "$B4,mark=1"
+}
+
+# A raw socket of protocol TCP (the kernel's RST and timewait ACK sender is
+# one) is no TCP connection: under group_by flow each flow it sends is a
+# group of its own, not one group for the socket.  One socket sends data
+# to two ports: two bursts, where one group would see one (its second
+# packet finds it held, or within idle of a release at offset 0).  With
+# 65536 groups two flows share one in 1 run of 65536.
+group_by_flow_raw_tcp()
+{
+	local err
+
+	tcok qdisc add dev "$DEV" root desync group_by flow groups 65536 idle 1s \
+		offset_max 500ms || return
+	err=$(pyrun '
+import socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_TCP)
+for dport in (9, 10):
+    # source port, dest port, seq, ack, data offset 5, flags PSH|ACK
+    hdr = struct.pack("!HHIIBBHHH", 40000, dport, 1, 1, 5 << 4, 0x18, 65535, 0, 0)
+    s.sendto(hdr + b"x" * 100, (sys.argv[1], 0))
+' "$B4" 2>&1)
+	check_err $? "raw TCP sender failed: $err"
+	snap
+	assert_eq "bursts of two flows of one raw TCP socket" "${SNAP[desync:bursts]}" 2
 }
 
 # Per-burst holds for one seed, on a freshly created instance.
