@@ -58,6 +58,7 @@ static const char * const desync_group_by_names[] = {
 
 enum desync_arg {
 	DESYNC_ARG_U32,		/* decimal or 0x hex */
+	DESYNC_ARG_SEGMENTS,	/* a U32 with an optional "p", as printed */
 	DESYNC_ARG_U64,		/* decimal or 0x hex */
 	DESYNC_ARG_TIME,	/* tc TIME, sent in microseconds */
 	DESYNC_ARG_GROUP_BY,	/* a name of desync_group_by_names */
@@ -85,8 +86,8 @@ static const struct desync_opt {
 	enum desync_arg	arg;
 	const char	*hint;
 } desync_opts[] = {
-	{ "limit",	  TCA_DESYNC_LIMIT,	   DESYNC_ARG_U32,
-	  "a number of segments" },
+	{ "limit",	  TCA_DESYNC_LIMIT,	   DESYNC_ARG_SEGMENTS,
+	  "a number of segments such as 1000 or 1000p" },
 	{ "group_by",	  TCA_DESYNC_GROUP_BY,  DESYNC_ARG_GROUP_BY,
 	  "dst, flow, mark or prio" },
 	{ "groups",	  TCA_DESYNC_GROUPS,	   DESYNC_ARG_U32,
@@ -101,12 +102,12 @@ static const struct desync_opt {
 	  "a slot number or random" },
 	{ "seed",	  TCA_DESYNC_SEED,	   DESYNC_ARG_U64,
 	  "a 64-bit number, decimal or 0x hex" },
-	{ "hold_limit",	  TCA_DESYNC_HOLD_LIMIT,   DESYNC_ARG_U32,
-	  "a number of segments" },
+	{ "hold_limit",	  TCA_DESYNC_HOLD_LIMIT,   DESYNC_ARG_SEGMENTS,
+	  "a number of segments such as 1000 or 1000p" },
 	{ "ce_threshold", TCA_DESYNC_CE_THRESHOLD, DESYNC_ARG_TIME,
 	  "whole microseconds such as 500us, 2ms or 1s" },
-	{ "ce_backlog",	  TCA_DESYNC_CE_BACKLOG,   DESYNC_ARG_U32,
-	  "a number of segments" },
+	{ "ce_backlog",	  TCA_DESYNC_CE_BACKLOG,   DESYNC_ARG_SEGMENTS,
+	  "a number of segments such as 1000 or 1000p" },
 	{ "spread",	  TCA_DESYNC_SPREAD,	   DESYNC_ARG_PERCENT,
 	  "a percentage 0..100 such as 25 or 25%" },
 	{ "bypass_prio",  TCA_DESYNC_BYPASS_PRIO,  DESYNC_ARG_PRIOS,
@@ -153,6 +154,25 @@ static int desync_get_unsigned(__u64 *val, const char *arg, __u64 max)
 		return -1;
 	}
 	return *val <= max ? 0 : -1;
+}
+
+/*
+ * Segments as tc prints them ("limit 10000p") or as a bare number, so
+ * that the text of "tc qdisc show" reads back.
+ */
+static int desync_get_segments(__u64 *val, const char *arg)
+{
+	char num[24];
+	size_t len = strlen(arg);
+
+	if (!len || arg[len - 1] != 'p')
+		return desync_get_unsigned(val, arg, UINT32_MAX);
+	len--;
+	if (!len || len >= sizeof(num))
+		return -1;
+	memcpy(num, arg, len);
+	num[len] = '\0';
+	return desync_get_unsigned(val, num, UINT32_MAX);
 }
 
 /*
@@ -322,6 +342,8 @@ static int desync_parse_arg(const struct desync_opt *opt, const char *arg,
 	switch (opt->arg) {
 	case DESYNC_ARG_U32:
 		return desync_get_unsigned(val, arg, UINT32_MAX);
+	case DESYNC_ARG_SEGMENTS:
+		return desync_get_segments(val, arg);
 	case DESYNC_ARG_U64:
 		return desync_get_unsigned(val, arg, UINT64_MAX);
 	case DESYNC_ARG_TIME:
@@ -467,10 +489,15 @@ static bool desync_get_u64(struct rtattr *tb[], int type, __u64 *val)
 	return true;
 }
 
-/* Times: an integer of microseconds in JSON, tc's 2ms/500us in text */
+/*
+ * Times: an integer of microseconds in JSON; in text the exact value in
+ * the largest unit that holds it whole (2ms, 1500us, 1s, 0us), which the
+ * parser reads back as it was.  Not tc's sprint_time(): it keeps three
+ * significant digits, so 1234us printed as 1.23ms and 999999us as
+ * 1e+03ms.
+ */
 static void desync_print_time(struct rtattr *tb[], int type, const char *key)
 {
-	char buf[SPRINT_BSIZE];
 	__u32 us;
 
 	if (!desync_get_u32(tb, type, &us))
@@ -478,7 +505,12 @@ static void desync_print_time(struct rtattr *tb[], int type, const char *key)
 
 	print_uint(PRINT_JSON, key, NULL, us);
 	print_string(PRINT_FP, NULL, "%s ", key);
-	print_string(PRINT_FP, NULL, "%s ", sprint_time(us, buf));
+	if (us && us % 1000000 == 0)
+		print_uint(PRINT_FP, NULL, "%us ", us / 1000000);
+	else if (us && us % 1000 == 0)
+		print_uint(PRINT_FP, NULL, "%ums ", us / 1000);
+	else
+		print_uint(PRINT_FP, NULL, "%uus ", us);
 }
 
 /* JSON gets an array of priorities; text the comma list, or "none" */

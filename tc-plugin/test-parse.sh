@@ -100,6 +100,13 @@ bad "limit 12x" 'desync: illegal "limit" value "12x"' limit 12x
 bad "limit -1" 'desync: illegal "limit" value "-1"' limit -1
 bad "limit 2^32" 'desync: illegal "limit" value "4294967296"' limit 4294967296
 bad "groups empty" 'desync: illegal "groups" value ""' groups ""
+bad "limit p" 'desync: illegal "limit" value "p"' limit p
+bad "limit 5pp" 'desync: illegal "limit" value "5pp"' limit 5pp
+bad "limit 5P (tc prints a lower-case p)" 'desync: illegal "limit" value "5P"' \
+	limit 5P
+bad "limit -1p" 'desync: illegal "limit" value "-1p"' limit -1p
+bad "limit 2^32 with a p" 'desync: illegal "limit" value "4294967296p"' \
+	limit 4294967296p
 bad "hold_limit abc" 'desync: illegal "hold_limit" value "abc"' hold_limit abc
 bad "ce_backlog 64k" 'desync: illegal "ce_backlog" value "64k"' ce_backlog 64k
 bad "ce_backlog -1" 'desync: illegal "ce_backlog" value "-1"' ce_backlog -1
@@ -166,6 +173,9 @@ add "no options: an empty nest" ""
 add "limit alone" "limit=100" limit 100
 add "limit in hex" "limit=255" limit 0xff
 add "leading zero is decimal" "limit=10" limit 010
+add "limit 5p, as tc prints it" "limit=5" limit 5p
+add "hold_limit in hex with a p" "hold_limit=16" hold_limit 0x10p
+add "ce_backlog 0p" "ce_backlog=0" ce_backlog 0p
 add "every option" \
 	"limit=10000 group_by=1 groups=1024 idle=2000 offset_max=1000 slots=8 slot=3 seed=0x123456789abcdef0 hold_limit=256 ce_threshold=500 bypass_prio=0x8000000000000028 spread=40 ce_backlog=64" \
 	spread 40% bypass_prio 3,5,63 ce_backlog 64 ce_threshold 500us hold_limit 256 \

@@ -124,8 +124,8 @@ json "largest seed is an exact JSON string" \
 	'o == {"group_by": "prio", "seed": "18446744073709551615"}'
 
 dump idle=1500 offset_max=1000000 ce_threshold=0 limit=1
-text "times in tc's units" 1 \
-	"$HEAD limit 1p idle 1.5ms offset_max 1s ce_threshold 0us "
+text "times exact, in the largest unit that holds them whole" 1 \
+	"$HEAD limit 1p idle 1500us offset_max 1s ce_threshold 0us "
 json "times are integers of microseconds" \
 	'o == {"limit": 1, "idle": 1500, "offset_max": 1000000,
 	"ce_threshold": 0}'

@@ -1,8 +1,8 @@
 # shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Sourced by test-parse.sh and test-print.sh: KTAP-style reporting and a
-# way to run Debian's tc with the plugin and nlfake.so.
+# Sourced by test-parse.sh, test-print.sh and test-roundtrip.sh: KTAP-style
+# reporting and a way to run Debian's tc with the plugin and nlfake.so.
 #
 # Environment:
 #   TC          tc to test (default /usr/sbin/tc)
