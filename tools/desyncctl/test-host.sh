@@ -140,11 +140,11 @@ text_layout()
 	"$FMT" text > "$TMPD/f.txt" || return 1
 	has_lines "$TMPD/f.txt" \
 		'qdisc desync 8002: dev ens"1\ parent 1:1' \
-		' limit 10000p group_by mark groups 1024 idle 2ms offset_max 1.5ms slots 4 slot 2 seed 18446744073709551615 hold_limit 256p ce_threshold 1ms ce_backlog 44p spread 25% bypass_prio 3,63 nosticky' \
+		' limit 10000p group_by mark groups 1024 idle 2ms offset_max 1500us slots 4 slot 2 seed 18446744073709551615 hold_limit 256p ce_threshold 1ms ce_backlog 44p spread 25% bypass_prio 3,63 nosticky' \
 		' Sent 1 bytes 2 pkt (dropped 3, overlimits 4 requeues 5)' \
 		' backlog 6b 7p' \
 		' bursts 9007199254740993 held 11 hold_time 612s early_release 12 ce_mark 13 drop_overlimit 14 bypass 15 throttled 16 groups_active 17 groups_held 18' \
-		' limit 10000p group_by mark groups 1024 idle 0us offset_max 1.5ms slots 4 slot 2 seed 18446744073709551615 hold_limit 256p ce_threshold 0us ce_backlog 0p spread 25% bypass_prio 3,63 slot_map 1:0,7:3 nosticky'
+		' limit 10000p group_by mark groups 1024 idle 0us offset_max 1500us slots 4 slot 2 seed 18446744073709551615 hold_limit 256p ce_threshold 0us ce_backlog 0p spread 25% bypass_prio 3,63 slot_map 1:0,7:3 nosticky'
 }
 
 man_renders()

@@ -9,7 +9,7 @@
 
 #include "dsq.h"
 
-/* tc's sprint_time64(): three significant digits and a unit. */
+/* A statistic as tc's sprint_time64() prints it: three significant digits. */
 static const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	double v = (double)ns;
@@ -22,6 +22,21 @@ static const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.3gus", v / 1e3);
 	else
 		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	return buf;
+}
+
+/*
+ * An option's time as the tc plugin prints it: exact, in the largest unit
+ * that holds it whole (2ms, 1500us, 1s, 0us), so that the line reads back.
+ */
+static const char *fmt_opt_us(char *buf, size_t len, uint64_t us)
+{
+	if (us && us % 1000000 == 0)
+		snprintf(buf, len, "%" PRIu64 "s", us / 1000000);
+	else if (us && us % 1000 == 0)
+		snprintf(buf, len, "%" PRIu64 "ms", us / 1000);
+	else
+		snprintf(buf, len, "%" PRIu64 "us", us);
 	return buf;
 }
 
@@ -65,8 +80,7 @@ static void print_opt(FILE *f, const struct dsq *d, int type)
 	case TCA_DESYNC_IDLE:
 	case TCA_DESYNC_OFFSET_MAX:
 	case TCA_DESYNC_CE_THRESHOLD:
-		/* tc prints these with sprint_time(), in us: 0 is "0us". */
-		fputs(v ? fmt_ns(buf, sizeof(buf), v * 1000) : "0us", f);
+		fputs(fmt_opt_us(buf, sizeof(buf), v), f);
 		break;
 	case TCA_DESYNC_SLOT:
 		if (v == TC_DESYNC_SLOT_RANDOM)
