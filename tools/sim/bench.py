@@ -138,8 +138,35 @@ RTO_QDISCS = ["fq_codel", "jitter", "desync", "desync:ce_backlog 0"]
 RTO = over_20_iterations("R", ("incast-64x256k", "incast-16x1m"), RTO_QDISCS,
                          ["--minRto=10ms"])
 
+# Timeout-bound incasts whose drain spans several offset windows: a
+# hundred to a few hundred workers at 25-100 Gbit/s, buffers of 300 kB
+# to 1 MB, a new connection per message, drain times of 8-17 ms.  There
+# fq_codel takes a retransmit timeout in every iteration (12-33x the
+# drain time), and start offsets alone can reach the physical limit as
+# long as every worker's smallest DCTCP window (two segments) fits the
+# port together ("F", not part of "make bench-sim").
+FIELD_QDISCS = ["fq_codel", "jitter", "desync"]
+FIELD_TAIL = ["--linkDelay=1us", "--compute=5ms", "--cc=dctcp", "--iters=3", "--ecnK=97500"]
+FIELD = [(f"F-{n}", "F", a + FIELD_TAIL, FIELD_QDISCS) for n, a in (
+    ("incast-100x512k-25g", ["--scenario=incast", "--hosts=100", "--hostsPerTor=25",
+                             "--hostRate=25Gbps", "--fabricRate=100Gbps", "--buffer=300000",
+                             "--msg=512KiB", "--conn=message"]),
+    ("incast-200x1m-100g", ["--scenario=incast", "--hosts=200", "--hostsPerTor=40",
+                            "--hostRate=100Gbps", "--fabricRate=400Gbps", "--buffer=1000000",
+                            "--msg=1MiB", "--conn=message"]),
+    ("incast-300x256k-50g", ["--scenario=incast", "--hosts=300", "--hostsPerTor=50",
+                             "--hostRate=50Gbps", "--fabricRate=200Gbps", "--buffer=500000",
+                             "--msg=256KiB", "--conn=message"]),
+    ("incast-200x128k-25g", ["--scenario=incast", "--hosts=200", "--hostsPerTor=40",
+                             "--hostRate=25Gbps", "--fabricRate=100Gbps", "--buffer=300000",
+                             "--msg=128KiB", "--conn=message"]),
+    ("incast-100x512k-25g-persistent", ["--scenario=incast", "--hosts=100", "--hostsPerTor=25",
+                                        "--hostRate=25Gbps", "--fabricRate=100Gbps",
+                                        "--buffer=300000", "--msg=512KiB"]),
+)]
+
 # Every row outside the matrix: "make bench-sim" runs none of them.
-EXTRA_ROWS = ABLATIONS + STICKY + RTO
+EXTRA_ROWS = ABLATIONS + STICKY + RTO + FIELD
 
 
 def run_one(raw, name, args, qdisc, seed):

@@ -95,8 +95,9 @@ def ratio_cell(recs, name, q, key):
 def main():
     raw, out = sys.argv[1], sys.argv[2]
     recs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(raw, "*.json")))]
-    # The matrix's rows by number, then the ablations (A), sticky (S) and RTO (R) rows.
-    extra = {"A": 99, "S": 100, "R": 101}
+    # The matrix's rows by number, then the ablations (A), sticky (S), RTO (R)
+    # and field (F) rows.
+    extra = {"A": 99, "S": 100, "R": 101, "F": 102}
     recs.sort(key=lambda r: extra.get(r["row"], r["row"]))
     names = []
     for r in recs:
@@ -155,7 +156,7 @@ def main():
         f.write("\n".join(lines))
     summary(recs, names, out)
     plot([r for r in recs if r["row"] not in extra],
-         [n for n in names if not n.startswith(("A-", "S-", "R-"))], out)
+         [n for n in names if not n.startswith(("A-", "S-", "R-", "F-"))], out)
 
 
 def summary(recs, names, out):
