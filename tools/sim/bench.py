@@ -147,10 +147,10 @@ RTO = over_20_iterations("R", ("incast-64x256k", "incast-16x1m"), RTO_QDISCS,
 # port together ("F", not part of "make bench-sim").
 FIELD_QDISCS = ["fq_codel", "jitter", "desync"]
 FIELD_TAIL = ["--linkDelay=1us", "--compute=5ms", "--cc=dctcp", "--iters=3", "--ecnK=97500"]
+F_100X512K = ["--scenario=incast", "--hosts=100", "--hostsPerTor=25", "--hostRate=25Gbps",
+              "--fabricRate=100Gbps", "--buffer=300000", "--msg=512KiB"]
 FIELD = [(f"F-{n}", "F", a + FIELD_TAIL, FIELD_QDISCS) for n, a in (
-    ("incast-100x512k-25g", ["--scenario=incast", "--hosts=100", "--hostsPerTor=25",
-                             "--hostRate=25Gbps", "--fabricRate=100Gbps", "--buffer=300000",
-                             "--msg=512KiB", "--conn=message"]),
+    ("incast-100x512k-25g", F_100X512K + ["--conn=message"]),
     ("incast-200x1m-100g", ["--scenario=incast", "--hosts=200", "--hostsPerTor=40",
                             "--hostRate=100Gbps", "--fabricRate=400Gbps", "--buffer=1000000",
                             "--msg=1MiB", "--conn=message"]),
@@ -160,9 +160,7 @@ FIELD = [(f"F-{n}", "F", a + FIELD_TAIL, FIELD_QDISCS) for n, a in (
     ("incast-200x128k-25g", ["--scenario=incast", "--hosts=200", "--hostsPerTor=40",
                              "--hostRate=25Gbps", "--fabricRate=100Gbps", "--buffer=300000",
                              "--msg=128KiB", "--conn=message"]),
-    ("incast-100x512k-25g-persistent", ["--scenario=incast", "--hosts=100", "--hostsPerTor=25",
-                                        "--hostRate=25Gbps", "--fabricRate=100Gbps",
-                                        "--buffer=300000", "--msg=512KiB"]),
+    ("incast-100x512k-25g-persistent", F_100X512K),
 )]
 
 # Every row outside the matrix: "make bench-sim" runs none of them.
