@@ -149,7 +149,12 @@ FIELD_QDISCS = ["fq_codel", "jitter", "desync"]
 FIELD_TAIL = ["--linkDelay=1us", "--compute=5ms", "--cc=dctcp", "--iters=3", "--ecnK=97500"]
 F_100X512K = ["--scenario=incast", "--hosts=100", "--hostsPerTor=25", "--hostRate=25Gbps",
               "--fabricRate=100Gbps", "--buffer=300000", "--msg=512KiB"]
-FIELD = [(f"F-{n}", "F", a + FIELD_TAIL, FIELD_QDISCS) for n, a in (
+# Where the floor does not fit, starts in exclusive slots by rank over
+# about one drain time, the coordinated schedule tuning.md describes.
+FIELD_RANK = {"incast-300x256k-50g": ["desync:offset_max 13ms slots 300 slot rank"],
+              "incast-200x128k-25g": ["desync:offset_max 9ms slots 200 slot rank"]}
+FIELD = [(f"F-{n}", "F", a + FIELD_TAIL, FIELD_QDISCS + FIELD_RANK.get(n, []))
+         for n, a in (
     ("incast-100x512k-25g", F_100X512K + ["--conn=message"]),
     ("incast-200x1m-100g", ["--scenario=incast", "--hosts=200", "--hostsPerTor=40",
                             "--hostRate=100Gbps", "--fabricRate=400Gbps", "--buffer=1000000",
