@@ -107,6 +107,12 @@ ABLATIONS = [
     ("A-" + n, "A", a, ABLATION_QDISCS) for n, _, a in ROWS
     if n in ("incast-64x256k", "incast-256x64k", "incast-64x256k-permsg",
              "incast-256x64k-permsg", "burst-100x15ms")
+] + [
+    # A drain of 10.7 ms, where hosts' transfers overlap: how narrow the
+    # window may be, and what three drain times (32 ms) cost.
+    ("A-" + n, "A", a, ABLATION_QDISCS[:3] + ["desync:offset_max 1ms", "desync:offset_max 2ms",
+                                              "desync:offset_max 16ms", "desync:offset_max 32ms"])
+    for n, _, a in ROWS if n == "incast-128x1m-permsg"
 ]
 
 # Sticky offsets need iterations to settle, and persistent connections
@@ -166,6 +172,9 @@ FIELD = [(f"F-{n}", "F", a + FIELD_TAIL, FIELD_QDISCS + FIELD_RANK.get(n, []))
                              "--hostRate=25Gbps", "--fabricRate=100Gbps", "--buffer=300000",
                              "--msg=128KiB", "--conn=message"]),
     ("incast-100x512k-25g-persistent", F_100X512K),
+    ("incast-100x512k-50g", ["--scenario=incast", "--hosts=100", "--hostsPerTor=25",
+                             "--hostRate=50Gbps", "--fabricRate=200Gbps", "--buffer=1000000",
+                             "--msg=512KiB", "--conn=message"]),
 )]
 
 # Every row outside the matrix: "make bench-sim" runs none of them.
