@@ -177,8 +177,14 @@ FIELD = [(f"F-{n}", "F", a + FIELD_TAIL, FIELD_QDISCS + FIELD_RANK.get(n, []))
                              "--msg=512KiB", "--conn=message"]),
 )]
 
+# The persistent field row over 20 iterations, with the sticky ablations:
+# how it settles where the workers' floor nearly fills the port.
+FIELD_STICKY = [("S-" + n, "S", [x for x in a if not x.startswith("--iters=")] + ["--iters=20"],
+                 ["fq_codel", "jitter", "desync", "desync:nosticky", "desync:ce_backlog 0"])
+                for n, _, a, _ in FIELD if n == "F-incast-100x512k-25g-persistent"]
+
 # Every row outside the matrix: "make bench-sim" runs none of them.
-EXTRA_ROWS = ABLATIONS + STICKY + RTO + FIELD
+EXTRA_ROWS = ABLATIONS + STICKY + RTO + FIELD + FIELD_STICKY
 
 
 def run_one(raw, name, args, qdisc, seed):
