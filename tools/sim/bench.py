@@ -125,11 +125,11 @@ STICKY_QDISCS = ["fq_codel", "jitter", "desync", "desync:nosticky",
                  "desync:hold_limit 256", "desync:ce_backlog 0"]
 
 
-def over_20_iterations(tag, names, qdiscs, extra=()):
-    """The rows NAMES over 20 iterations (with EXTRA), as rows TAG-name."""
+def over_20_iterations(tag, names, qdiscs, extra=(), rows=ROWS):
+    """The rows NAMES of ROWS over 20 iterations (with EXTRA), as rows TAG-name."""
     return [(f"{tag}-{n}", tag,
              [x for x in a if not x.startswith("--iters=")] + ["--iters=20", *extra],
-             qdiscs) for n, _, a in ROWS if n in names]
+             qdiscs) for n, _, a, *_ in rows if n in names]
 
 
 STICKY = over_20_iterations("S", ("incast-64x256k", "incast-256x64k", "incast-64x256k-permsg",
@@ -179,9 +179,9 @@ FIELD = [(f"F-{n}", "F", a + FIELD_TAIL, FIELD_QDISCS + FIELD_RANK.get(n, []))
 
 # The persistent field row over 20 iterations, with the sticky ablations:
 # how it settles where the workers' floor nearly fills the port.
-FIELD_STICKY = [("S-" + n, "S", [x for x in a if not x.startswith("--iters=")] + ["--iters=20"],
-                 ["fq_codel", "jitter", "desync", "desync:nosticky", "desync:ce_backlog 0"])
-                for n, _, a, _ in FIELD if n == "F-incast-100x512k-25g-persistent"]
+FIELD_STICKY = over_20_iterations("S", ("F-incast-100x512k-25g-persistent",),
+                                  ["fq_codel", "jitter", "desync", "desync:nosticky",
+                                   "desync:ce_backlog 0"], rows=FIELD)
 
 # Every row outside the matrix: "make bench-sim" runs none of them.
 EXTRA_ROWS = ABLATIONS + STICKY + RTO + FIELD + FIELD_STICKY

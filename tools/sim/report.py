@@ -156,7 +156,7 @@ def main():
         f.write("\n".join(lines))
     summary(recs, names, out)
     plot([r for r in recs if r["row"] not in extra],
-         [n for n in names if not n.startswith(("A-", "S-", "R-", "F-"))], out)
+         [n for n in names if not n.startswith(tuple(f"{t}-" for t in extra))], out)
 
 
 def summary(recs, names, out):
