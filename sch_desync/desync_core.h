@@ -692,6 +692,9 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
 	desync_heap_push(s, idx);
 }
 
+/* desync_sender_idle() of a sender whose silence no burst can end. */
+#define DESYNC_SENDER_NO_START	(~0ULL >> 1)
+
 /*
  * The shortest silence that can end a burst of a TCP sender with a
  * smoothed round trip of @srtt_ns, for its segment that has @in_flight
@@ -702,9 +705,19 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
  * and the holds themselves inflate it (a segment held for h measures a
  * round trip of h), so trusting it would let one window of holds hide
  * every burst start that follows within two of them.
+ *
+ * A sender that is @recovering from a loss (fast recovery or a
+ * retransmit timeout) starts no burst, however long it was silent: the
+ * silence was its timeout, and what it sends now repairs the transfer
+ * that lost, which the rest of its step is waiting for.  Holding it
+ * would add up to offset_max to every timeout, and the hosts that timed
+ * out together would each wait their own offset before recovering.
  */
-static inline u64 desync_sender_idle(u64 srtt_ns, bool in_flight)
+static inline u64 desync_sender_idle(u64 srtt_ns, bool in_flight,
+				     bool recovering)
 {
+	if (recovering)
+		return DESYNC_SENDER_NO_START;
 	return in_flight ? 2 * srtt_ns : 0;
 }
 

@@ -357,13 +357,35 @@ static u32 desync_skb_segs(const struct sk_buff *skb)
 }
 
 /*
- * Silence shorter than two smoothed round trips of a TCP socket that has
- * data in flight is its ACK clock, not the end of its burst (see
- * desync_sender_idle()).  Only local TCP senders are known; forwarded and
- * other traffic relies on 'idle' alone.  Only a real TCP socket has a
- * tcp_sock behind it: a raw socket of protocol TCP is far smaller.
+ * Whether the local TCP sender of @skb is recovering from a loss (fast
+ * recovery or a retransmit timeout): what makes a sticky group draw a
+ * new offset, and what keeps its retransmission from starting a burst.
+ * ECN's congestion window reduction (CA_CWR) is not a loss: DCTCP meets
+ * it on every burst that shares a port.
  */
-static u64 desync_skb_sender_idle(const struct sk_buff *skb)
+static bool desync_skb_sender_lost(const struct sk_buff *skb)
+{
+	const struct sock *sk = skb->sk;
+
+	if (!sk || !sk_fullsock(sk) || !sk_is_tcp(sk))
+		return false;
+	/*
+	 * Written under the socket lock; a stale state only moves a draw by
+	 * a packet.  The cast: data_race() cannot take a bitfield.
+	 */
+	return data_race((u8)inet_csk(sk)->icsk_ca_state) >= TCP_CA_Recovery;
+}
+
+/*
+ * Silence shorter than two smoothed round trips of a TCP socket that has
+ * data in flight is its ACK clock, not the end of its burst, and the
+ * silence of a socket that has @lost (desync_skb_sender_lost()) was its
+ * retransmit timeout (see desync_sender_idle()).  Only local TCP senders
+ * are known; forwarded and other traffic relies on 'idle' alone.  Only a
+ * real TCP socket has a tcp_sock behind it: a raw socket of protocol TCP
+ * is far smaller.
+ */
+static u64 desync_skb_sender_idle(const struct sk_buff *skb, bool lost)
 {
 	const struct sock *sk = skb->sk;
 	const struct tcp_sock *tp;
@@ -377,26 +399,7 @@ static u64 desync_skb_sender_idle(const struct sk_buff *skb)
 	 * srtt_us holds the smoothed RTT in units of 1/8 us.
 	 */
 	return desync_sender_idle((u64)(READ_ONCE(tp->srtt_us) >> 3) * NSEC_PER_USEC,
-				  READ_ONCE(tp->packets_out) != 0);
-}
-
-/*
- * Whether the local TCP sender of @skb is recovering from a loss (fast
- * recovery or a retransmit timeout): what makes a sticky group draw a
- * new offset.  ECN's congestion window reduction (CA_CWR) is not a loss:
- * DCTCP meets it on every burst that shares a port.
- */
-static bool desync_skb_sender_lost(const struct sk_buff *skb)
-{
-	const struct sock *sk = skb->sk;
-
-	if (!sk || !sk_fullsock(sk) || !sk_is_tcp(sk))
-		return false;
-	/*
-	 * Written under the socket lock; a stale state only moves a draw by
-	 * a packet.  The cast: data_race() cannot take a bitfield.
-	 */
-	return data_race((u8)inet_csk(sk)->icsk_ca_state) >= TCP_CA_Recovery;
+				  READ_ONCE(tp->packets_out) != 0, lost);
 }
 
 static void desync_bypass_add(struct desync_sched_data *q, struct sk_buff *skb)
@@ -438,11 +441,12 @@ static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 {
 	struct desync_sched *core = &q->core;
 	bool idle = core->groups[idx].state == DESYNC_IDLE;
+	bool lost = desync_skb_sender_lost(skb);
 	u32 slot = core->p.slot;
 
 	if (idle && q->slot_map)
 		slot = desync_map_slot(q, pk);
-	if (core->p.sticky && desync_skb_sender_lost(skb))
+	if (core->p.sticky && lost)
 		desync_note_loss(core, idx);
 	if (desync_backlog_mark(core, idx) && INET_ECN_set_ce(skb)) {
 		desync_skb_cb(skb)->marked = 1;
@@ -450,7 +454,7 @@ static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 	}
 	/* The sender's round trip only matters at a possible start. */
 	desync_enqueue_slot(core, idx, now,
-			    idle ? desync_skb_sender_idle(skb) : 0, segs, slot);
+			    idle ? desync_skb_sender_idle(skb, lost) : 0, segs, slot);
 }
 
 /* ---- packets waiting for their departure time (EDT), by skb->tstamp ---- */

@@ -223,8 +223,8 @@ DesyncQueueDisc::Sender Cluster::SenderOf(uint32_t host, const TcpHeader &th) co
 		return snd;
 	const Conn &cn = m_conns[it->second];
 
-	snd.idle_ns = desync_sender_idle(cn.srttNs, th.GetSequenceNumber() != cn.una);
 	snd.lost = cn.congState >= TcpSocketState::CA_RECOVERY;
+	snd.idle_ns = desync_sender_idle(cn.srttNs, th.GetSequenceNumber() != cn.una, snd.lost);
 	return snd;
 }
 

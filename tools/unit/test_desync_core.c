@@ -313,21 +313,60 @@ static void test_sender_idle_needs_data_in_flight(void)
 	struct sim sim;
 	u64 t = 10 * MS, srtt = 100 * MS;
 
-	CHECK(desync_sender_idle(srtt, true) == 2 * srtt);
-	CHECK(desync_sender_idle(srtt, false) == 0);
+	CHECK(desync_sender_idle(srtt, true, false) == 2 * srtt);
+	CHECK(desync_sender_idle(srtt, false, false) == 0);
 
 	sim_init(&sim, 4, 18);
 	sim.s.p.offset_max_ns = 0;
-	sim_enqueue_sender(&sim, 0, 100, t, desync_sender_idle(srtt, false));
+	sim_enqueue_sender(&sim, 0, 100, t, desync_sender_idle(srtt, false, false));
 	CHECK(sim.s.st.bursts == 1);
 	sim_dequeue(&sim, t, NULL, NULL);
 	/* 5ms later, its message acked: the application's next one. */
-	sim_enqueue_sender(&sim, 0, 100, t + 5 * MS, desync_sender_idle(srtt, false));
+	sim_enqueue_sender(&sim, 0, 100, t + 5 * MS, desync_sender_idle(srtt, false, false));
 	CHECK(sim.s.st.bursts == 2);
 	sim_dequeue(&sim, t + 5 * MS, NULL, NULL);
 	/* 5ms later with data in flight: its ACK clock, the same burst. */
-	sim_enqueue_sender(&sim, 0, 100, t + 10 * MS, desync_sender_idle(srtt, true));
+	sim_enqueue_sender(&sim, 0, 100, t + 10 * MS, desync_sender_idle(srtt, true, false));
 	CHECK(sim.s.st.bursts == 2);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
+/*
+ * A sender recovering from a loss was silent for its retransmit timeout:
+ * its retransmission goes on with the burst that lost, unheld, and the
+ * first packet after its recovery starts the next burst as usual.
+ */
+static void test_retransmission_starts_no_burst(void)
+{
+	u64 t = 10 * MS, srtt = 50 * US, rto = 200 * MS;
+	struct sim sim;
+
+	CHECK(desync_sender_idle(srtt, false, true) == DESYNC_SENDER_NO_START);
+	CHECK(desync_sender_idle(srtt, true, true) == DESYNC_SENDER_NO_START);
+
+	sim_init(&sim, 4, 31);
+	sim.s.p.offset_max_ns = 4 * MS;
+	sim.s.p.sticky = 1;
+	sim_enqueue_sender(&sim, 0, 100, t, desync_sender_idle(srtt, false, false));
+	CHECK(sim.s.st.bursts == 1);
+	CHECK(sim.s.groups[0].state == DESYNC_HELD);
+	while (sim_dequeue(&sim, t + 5 * MS, NULL, NULL) != DESYNC_NONE)
+		;
+	/* Its tail lost: the timeout's retransmission leaves at once. */
+	desync_note_loss(&sim.s, 0);
+	sim_enqueue_sender(&sim, 0, 100, t + rto,
+			   desync_sender_idle(srtt, true, true));
+	CHECK(sim.s.st.bursts == 1);
+	CHECK(sim.s.groups[0].state == DESYNC_ACTIVE);
+	CHECK(sim_dequeue(&sim, t + rto, NULL, NULL) == 0);
+	check_invariants(&sim);
+	/* The next step, recovered: a new burst, held. */
+	sim_enqueue_sender(&sim, 0, 100, t + rto + 20 * MS,
+			   desync_sender_idle(srtt, false, false));
+	CHECK(sim.s.st.bursts == 2);
+	CHECK(sim.s.groups[0].state == DESYNC_HELD ||
+	      sim.s.groups[0].hold_ns == 0);
 	check_invariants(&sim);
 	sim_free(&sim);
 }
@@ -1362,6 +1401,7 @@ static const struct test tests[] = {
 	{ "idle_edges", test_idle_edges },
 	{ "sender_round_trip_extends_idle", test_sender_round_trip_extends_idle },
 	{ "sender_idle_needs_data_in_flight", test_sender_idle_needs_data_in_flight },
+	{ "retransmission_starts_no_burst", test_retransmission_starts_no_burst },
 	{ "silent_backlog_is_not_a_new_burst", test_silent_backlog_is_not_a_new_burst },
 	{ "slow_drain_is_not_a_new_burst", test_slow_drain_is_not_a_new_burst },
 	{ "hold_ends_at_release", test_hold_ends_at_release },
