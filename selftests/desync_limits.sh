@@ -19,7 +19,7 @@ ALL_TESTS="
 	change_keeps_lone_packet
 "
 # Timing windows: a failure is retried once, and the retry reported.
-RETRY_TESTS="hold_limit_early_release"
+RETRY_TESTS="hold_limit_early_release hold_limit_default_window"
 
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"

@@ -114,6 +114,10 @@ source "$REPO/tools/vm/lib.sh"
 KERNELS=("$@")
 [ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
 
+# A timing test without its retry fails CI on one vCPU stall: say so
+# before any kernel boots.
+"$SELFTESTS/check-retry.sh" || die "a timing test is missing from RETRY_TESTS"
+
 # The guest runs the host's binaries: what the tests use must be here.
 need_pkgs iperf3 iproute2 python3 kmod libnl-3-dev libnl-route-3-dev pkg-config
 
