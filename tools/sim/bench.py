@@ -16,6 +16,7 @@ run again, so an interrupted matrix resumes.
 """
 import json
 import os
+import shlex
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -196,8 +197,9 @@ def run_one(raw, name, args, qdisc, seed):
     if qdisc.startswith("desync:"):
         extra = ["--hostQdisc=desync", "--desync=" + qdisc.split(":", 1)[1]]
     cmd = [SIM] + args + extra + [f"--seed={seed}", f"--json={out}.tmp"]
+    # Quoted, so that "sh FILE.cmd" runs it again as it ran.
     with open(out + ".cmd", "w") as f:
-        f.write(" ".join(cmd) + "\n")
+        f.write(shlex.join(cmd) + "\n")
     subprocess.run(["nice", "-n", "10"] + cmd, check=True, stdout=subprocess.DEVNULL)
     with open(out + ".tmp") as f:
         rec = json.load(f)
