@@ -47,9 +47,6 @@ struct Conn {
 	uint64_t unsent = 0;
 	uint64_t queued = 0;	/* bytes handed to TCP so far, in total */
 	uint64_t rcvd = 0;
-	uint64_t srttNs = 0;
-	int congState = 0;		/* TcpSocketState::TcpCongState_t */
-	SequenceNumber32 una;	/* the highest ACK the sender has had */
 	bool connected = false;
 	bool late = false;	/* OSP stage 2: sent after the barrier */
 	uint32_t prio = 0;	/* SO_PRIORITY */
@@ -59,6 +56,18 @@ struct Conn {
 		Time ready;
 	};
 	std::deque<Msg> pending;
+};
+
+/*
+ * What the kernel reads from a sending socket (tcp_sock): one per socket,
+ * by source port, since a connection per message (--conn=message) has the
+ * last message's socket still closing, or retransmitting, while the next
+ * one sends.
+ */
+struct SockState {
+	uint64_t srttNs = 0;
+	int congState = 0;		/* TcpSocketState::TcpCongState_t */
+	SequenceNumber32 una;	/* the highest ACK the sender has had */
 };
 
 struct Job {
@@ -115,7 +124,8 @@ class Cluster
 	std::vector<Port> m_ports;
 	std::vector<Conn> m_conns;
 	std::vector<Job> m_jobs;
-	std::vector<std::unordered_map<uint16_t, uint32_t>> m_bySport;
+	/* Per host, by source port; nodes stay put for the callbacks. */
+	std::vector<std::unordered_map<uint16_t, SockState>> m_sock;
 	std::unordered_map<uint64_t, uint32_t> m_byPeer;	/* addr:port -> conn */
 	std::unordered_map<Socket *, uint32_t> m_rxConn;
 	std::vector<double> m_fctUs;
@@ -217,14 +227,14 @@ Ptr<QueueDisc> Cluster::InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host)
 DesyncQueueDisc::Sender Cluster::SenderOf(uint32_t host, const TcpHeader &th) const
 {
 	DesyncQueueDisc::Sender snd;
-	auto it = m_bySport[host].find(th.GetSourcePort());
+	auto it = m_sock[host].find(th.GetSourcePort());
 
-	if (it == m_bySport[host].end())
+	if (it == m_sock[host].end())
 		return snd;
-	const Conn &cn = m_conns[it->second];
+	const SockState &ss = it->second;
 
-	snd.lost = cn.congState >= TcpSocketState::CA_RECOVERY;
-	snd.idle_ns = desync_sender_idle(cn.srttNs, th.GetSequenceNumber() != cn.una, snd.lost);
+	snd.lost = ss.congState >= TcpSocketState::CA_RECOVERY;
+	snd.idle_ns = desync_sender_idle(ss.srttNs, th.GetSequenceNumber() != ss.una, snd.lost);
 	return snd;
 }
 
@@ -269,7 +279,7 @@ void Cluster::BuildLinks()
 	std::vector<uint32_t> local(m_nTors, 0);
 	m_addr.resize(m_nHosts);
 	m_hostQd.resize(m_nHosts);
-	m_bySport.resize(m_nHosts);
+	m_sock.resize(m_nHosts);
 	for (uint32_t h = 0; h < m_nHosts; h++) {
 		uint32_t t = m_torOf[h], l = local[t]++;
 		std::ostringstream base;
@@ -457,9 +467,8 @@ void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
 	s->GetSockName(name);
 	cn.sport = InetSocketAddress::ConvertFrom(name).GetPort();
 	cn.tx = s;
-	cn.srttNs = 0;
-	cn.congState = 0;
-	m_bySport[cn.src][cn.sport] = c;
+	/* A port the host hands out again starts a socket afresh. */
+	SockState *ss = &(m_sock[cn.src][cn.sport] = SockState());
 	m_byPeer[(static_cast<uint64_t>(m_addr[cn.src].Get()) << 16) | cn.sport] = c;
 	s->TraceConnectWithoutContext(
 		"CongState",
@@ -470,21 +479,21 @@ void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
 		}, &m_rtos));
 	s->TraceConnectWithoutContext(
 		"CongState",
-		MakeBoundCallback(+[](Conn *k, TcpSocketState::TcpCongState_t,
+		MakeBoundCallback(+[](SockState *k, TcpSocketState::TcpCongState_t,
 				      TcpSocketState::TcpCongState_t now) {
 			k->congState = now;
-		}, &cn));
+		}, ss));
 	s->TraceConnectWithoutContext(
-		"HighestRxAck", MakeBoundCallback(+[](Conn *k, SequenceNumber32, SequenceNumber32 v) {
+		"HighestRxAck", MakeBoundCallback(+[](SockState *k, SequenceNumber32, SequenceNumber32 v) {
 			k->una = v;
-		}, &cn));
+		}, ss));
 	s->TraceConnectWithoutContext(
-		"RTT", MakeBoundCallback(+[](Conn *k, Time, Time rtt) {
+		"RTT", MakeBoundCallback(+[](SockState *k, Time, Time rtt) {
 			/* The kernel's srtt: a 1/8 moving average. */
 			uint64_t v = rtt.GetNanoSeconds();
 
 			k->srttNs = k->srttNs ? k->srttNs - k->srttNs / 8 + v / 8 : v;
-		}, &cn));
+		}, ss));
 	s->SetSendCallback(MakeBoundCallback(+[](Cluster *cl, uint32_t k, Ptr<Socket>, uint32_t) {
 		cl->Pump(k);
 	}, this, c));
