@@ -441,7 +441,8 @@ static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 {
 	struct desync_sched *core = &q->core;
 	bool idle = core->groups[idx].state == DESYNC_IDLE;
-	bool lost = desync_skb_sender_lost(skb);
+	/* Read only where it is used: a sticky group, or a possible start. */
+	bool lost = (idle || core->p.sticky) && desync_skb_sender_lost(skb);
 	u32 slot = core->p.slot;
 
 	if (idle && q->slot_map)
