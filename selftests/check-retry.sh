@@ -6,9 +6,10 @@
 # Every test whose assertion is a timing window must be in its script's
 # RETRY_TESTS: on an emulated guest a vCPU stall can push one measurement
 # past DESYNC_SLACK_MS, and only a listed test gets its reported second
-# attempt.  A timing window is written with SLACK_MS or check_holds
-# (lib.sh); a test is timed when its body, or a function of its own script
-# it calls, uses one of them.  Runs on the host, without a VM.
+# attempt.  A timing window is written with SLACK_MS, check_holds or
+# hold_upper_us (lib.sh); a test is timed when its body, or a function of
+# its own script it calls, uses one of them.  Runs on the host, without a
+# VM.
 #
 # Prints one line per timed test missing from RETRY_TESTS, then
 # "N passed, N failed" over the timed tests.  Exits 1 when one is missing.
@@ -54,7 +55,7 @@ timed_tests()	# FILE
 	}
 	/^}/ { fn = ""; next }
 	fn != "" {
-		if ($0 ~ /SLACK_MS|check_holds/)
+		if ($0 ~ /SLACK_MS|check_holds|hold_upper_us/)
 			direct[fn] = 1
 		body[fn] = body[fn] " " $0
 	}
