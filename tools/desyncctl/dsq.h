@@ -9,6 +9,7 @@
 #ifndef DSQ_H
 #define DSQ_H
 
+#include <linux/netlink.h>
 #include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,6 +60,16 @@ struct dsq_list {
 /* A route socket with extended acks on; NULL with a message on stderr. */
 struct nl_sock *dsq_open(void);
 void dsq_close(struct nl_sock *sk);
+/*
+ * The message of an RTM_NEWQDISC reply @hdr, into @d: true for a desync
+ * qdisc, false for any other message, @d then undefined.
+ */
+bool dsq_parse_msg(struct nlmsghdr *hdr, struct dsq *d);
+/*
+ * The extended ack text of the NLMSG_ERROR reply @hdr, "" if it has
+ * none; kept for dsq_report().
+ */
+const char *dsq_read_extack(struct nlmsghdr *hdr);
 /* "desyncctl: WHAT: libnl's reason: the kernel's extack message" */
 void dsq_report(const char *what, int nlerr);
 

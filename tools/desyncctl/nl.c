@@ -82,27 +82,37 @@ static char dsq_extack[256];
  * Errors carry the kernel's reason as NLMSGERR_ATTR_MSG after the
  * (capped or full) copy of the request; libnl 3.7 does not read it.
  */
-static int dsq_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+const char *dsq_read_extack(struct nlmsghdr *hdr)
 {
-	struct nlmsghdr *hdr = (struct nlmsghdr *)((char *)err - NLMSG_HDRLEN);
+	struct nlmsgerr *err = nlmsg_data(hdr);
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
 	size_t ack_len = sizeof(*err);
+	const char *msg;
 	int len;
 
+	dsq_extack[0] = '\0';
+	if (!(hdr->nlmsg_flags & NLM_F_ACK_TLVS))
+		return dsq_extack;
+	if (!(hdr->nlmsg_flags & NLM_F_CAPPED))
+		ack_len += err->msg.nlmsg_len - NLMSG_HDRLEN;
+	len = (int)hdr->nlmsg_len - NLMSG_HDRLEN - (int)ack_len;
+	if (len <= 0 ||
+	    nla_parse(tb, NLMSGERR_ATTR_MAX,
+		      (struct nlattr *)((char *)err + NLMSG_ALIGN(ack_len)),
+		      len, NULL) < 0 || !tb[NLMSGERR_ATTR_MSG])
+		return dsq_extack;
+	/* No further than the attribute, whether a NUL ends it or not. */
+	msg = nla_data(tb[NLMSGERR_ATTR_MSG]);
+	len = nla_len(tb[NLMSGERR_ATTR_MSG]);
+	snprintf(dsq_extack, sizeof(dsq_extack), "%.*s", (int)strnlen(msg, len), msg);
+	return dsq_extack;
+}
+
+static int dsq_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+{
 	(void)nla;
 	(void)arg;
-	dsq_extack[0] = '\0';
-	if (hdr->nlmsg_flags & NLM_F_ACK_TLVS) {
-		if (!(hdr->nlmsg_flags & NLM_F_CAPPED))
-			ack_len += err->msg.nlmsg_len - NLMSG_HDRLEN;
-		len = (int)hdr->nlmsg_len - NLMSG_HDRLEN - (int)ack_len;
-		if (len > 0 &&
-		    nla_parse(tb, NLMSGERR_ATTR_MAX,
-			      (struct nlattr *)((char *)err + NLMSG_ALIGN(ack_len)),
-			      len, NULL) == 0 && tb[NLMSGERR_ATTR_MSG])
-			snprintf(dsq_extack, sizeof(dsq_extack), "%s",
-				 nla_get_string(tb[NLMSGERR_ATTR_MSG]));
-	}
+	dsq_read_extack((struct nlmsghdr *)((char *)err - NLMSG_HDRLEN));
 	return NL_STOP;
 }
 
@@ -188,17 +198,33 @@ static void dsq_parse_xstats(struct dsq *d, struct nlattr *stats2)
 	d->has_xs = true;
 }
 
-static int dsq_msg_in(struct nl_msg *msg, void *arg)
+bool dsq_parse_msg(struct nlmsghdr *hdr, struct dsq *d)
 {
-	struct nlmsghdr *hdr = nlmsg_hdr(msg);
 	struct nlattr *tb[TCA_MAX + 1];
-	struct dsq_raw *raw = arg;
 	struct tcmsg *tcm;
-	struct dsq *d;
 
+	/* nla_strcmp() compares the attribute's length too, NUL included. */
 	if (hdr->nlmsg_type != RTM_NEWQDISC ||
 	    nlmsg_parse(hdr, sizeof(*tcm), tb, TCA_MAX, NULL) < 0 ||
-	    !tb[TCA_KIND] || strcmp(nla_get_string(tb[TCA_KIND]), "desync"))
+	    !tb[TCA_KIND] || nla_strcmp(tb[TCA_KIND], "desync"))
+		return false;
+	tcm = nlmsg_data(hdr);
+	memset(d, 0, sizeof(*d));
+	d->ifindex = tcm->tcm_ifindex;
+	d->handle = tcm->tcm_handle;
+	if (tb[TCA_OPTIONS])
+		dsq_parse_options(d, tb[TCA_OPTIONS]);
+	if (tb[TCA_STATS2])
+		dsq_parse_xstats(d, tb[TCA_STATS2]);
+	return true;
+}
+
+static int dsq_msg_in(struct nl_msg *msg, void *arg)
+{
+	struct dsq_raw *raw = arg;
+	struct dsq d;
+
+	if (!dsq_parse_msg(nlmsg_hdr(msg), &d))
 		return NL_OK;
 
 	if (raw->n == raw->cap) {
@@ -212,15 +238,7 @@ static int dsq_msg_in(struct nl_msg *msg, void *arg)
 		raw->v = v;
 		raw->cap = cap;
 	}
-	tcm = nlmsg_data(hdr);
-	d = &raw->v[raw->n++];
-	memset(d, 0, sizeof(*d));
-	d->ifindex = tcm->tcm_ifindex;
-	d->handle = tcm->tcm_handle;
-	if (tb[TCA_OPTIONS])
-		dsq_parse_options(d, tb[TCA_OPTIONS]);
-	if (tb[TCA_STATS2])
-		dsq_parse_xstats(d, tb[TCA_STATS2]);
+	raw->v[raw->n++] = d;
 	return NL_OK;
 }
 

@@ -5,6 +5,7 @@
 #
 # desyncctl's tests that need no desync qdisc, run on the host by make
 # check: the three output formats on made-up qdiscs (test-format.c),
+# the reading of netlink strings without their NUL (test-netlink.c),
 # Prometheus text checked by promtool, the man page renders and names every
 # option, counter and metric, the command line's errors and exit codes,
 # the atomic export file, and make install.  The tests against the real
@@ -18,7 +19,7 @@ source "$HERE/../vm/lib.sh"
 
 # promtool is in Debian's prometheus package; man-db renders the page.
 need_pkgs libnl-3-dev libnl-route-3-dev pkg-config prometheus man-db groff-base
-make -s -C "$HERE" desyncctl test-format || die "building desyncctl failed"
+make -s -C "$HERE" desyncctl test-format test-netlink || die "building desyncctl failed"
 
 CTL=$HERE/desyncctl
 FMT=$HERE/test-format
@@ -97,6 +98,13 @@ for k in ("bytes", "packets", "drops", "overlimits", "requeues", "backlog", "qle
           "bypass", "throttled", "groups_active", "groups_held"):
     assert k in q, k
 '
+}
+
+# Netlink strings without their NUL (test-netlink.c): a qdisc kind or an
+# extended ack is read no further than its attribute.
+netlink_strings()
+{
+	"$HERE/test-netlink"
 }
 
 # Device names are bytes: test-format.c's name_cases, each written as
@@ -273,10 +281,11 @@ install_tree()
 }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..15"
 run prom_valid
 run prom_values
 run json_valid
+run netlink_strings
 run names_exact
 run names_json_strict
 run names_prom_valid
