@@ -26,6 +26,7 @@ source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
 TRACEFS=/sys/kernel/tracing
 BT=$REPO/tools/desyncctl/desync-holds.bt
+RECORD_CMD=1
 # slot 2 of 4 in a 20ms window: every offset lies in [10ms, 15ms).
 TRACE_OPTS=(idle 50ms offset_max 20ms slots 4 slot 2 spread 0)
 
@@ -42,6 +43,7 @@ trace_off()
 {
 	echo 0 > "$TRACEFS/events/desync/enable"
 	echo > "$TRACEFS/trace"
+	echo "$RECORD_CMD" > "$TRACEFS/options/record-cmd"
 }
 
 # Record the desync events from now until the current test ends.
@@ -57,6 +59,14 @@ trace_on()
 		return 1
 	fi
 	echo > "$TRACEFS/trace"
+	# With record-cmd on, enabling any event hooks the scheduler's
+	# tracepoints, and disabling it unhooks them: both rewrite __schedule()
+	# while the other vCPU runs it.  An emulated (TCG) vCPU once kept
+	# trapping on the breakpoint of that rewrite and never answered the
+	# patching CPU's IPI, a soft lockup of the whole guest.  The tests read
+	# no task names: only desync's own tracepoints get rewritten.
+	RECORD_CMD=$(cat "$TRACEFS/options/record-cmd")
+	echo 0 > "$TRACEFS/options/record-cmd"
 	echo 1 > "$TRACEFS/events/desync/enable" || { fail "cannot enable the events"; return 1; }
 	defer trace_off
 }
