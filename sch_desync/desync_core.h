@@ -590,11 +590,11 @@ static inline u64 desync_hold_start(const struct desync_group *g)
 }
 
 /*
- * HELD -> ACTIVE at @at, when the group really goes: the hold, and the
- * wait its packets are not marked for, lasts until then.
+ * End the hold of HELD group @idx at @at: from then on the burst is
+ * under way (release_ns), whatever state the caller moves the group to.
  */
-static inline void desync_release(struct desync_sched *s, u32 idx, u64 at,
-				  bool early)
+static inline void desync_end_hold(struct desync_sched *s, u32 idx, u64 at,
+				   bool early)
 {
 	struct desync_group *g = &s->groups[idx];
 	u64 hold;
@@ -606,9 +606,20 @@ static inline void desync_release(struct desync_sched *s, u32 idx, u64 at,
 	s->st.hold_time_ns += hold;
 	/* Only a qdisc not dequeued for seconds holds over 4.29s. */
 	g->hold_ns = hold > (u32)~0U ? (u32)~0U : (u32)hold;
+	g->release_ns = at;
 	if (early)
 		s->st.early_release++;
 	desync_event_release(s, idx, g->hold_ns, early);
+}
+
+/*
+ * HELD -> ACTIVE at @at, when the group really goes: the hold, and the
+ * wait its packets are not marked for, lasts until then.
+ */
+static inline void desync_release(struct desync_sched *s, u32 idx, u64 at,
+				  bool early)
+{
+	desync_end_hold(s, idx, at, early);
 	desync_activate(s, idx, at);
 }
 
@@ -945,9 +956,14 @@ static inline void desync_group_emptied(struct desync_sched *s, u32 idx,
 		s->groups_active--;
 		break;
 	case DESYNC_HELD:
-		desync_heap_remove(s, idx);
-		s->groups_held--;
-		s->st.hold_time_ns += now - desync_hold_start(g);
+		/*
+		 * Every packet of the hold was dropped (a change that
+		 * lowered the limit).  The hold ends here, early: a packet
+		 * that follows within idle continues the burst, and must
+		 * find it under way, not due in the future.
+		 */
+		desync_end_hold(s, idx, now,
+				desync_time_before(now, g->release_ns));
 		break;
 	}
 	g->state = DESYNC_IDLE;

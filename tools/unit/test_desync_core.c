@@ -477,6 +477,63 @@ static void test_hold_limit_releases_early(void)
 	sim_free(&sim);
 }
 
+/*
+ * A hold whose packets were all dropped (a change lowering the limit)
+ * ends then: the next packet, within idle, continues a burst under way.
+ */
+static void test_hold_ends_when_emptied(void)
+{
+	struct sim sim;
+	u64 t = 10 * MS, due;
+	struct desync_group *g;
+	struct pkt *p;
+	u64 ready;
+	u32 len;
+
+	sim_init(&sim, 4, 7);
+	sim.s.p.offset_max_ns = 500 * MS;
+	memset(&ev, 0, sizeof(ev));
+	sim_enqueue(&sim, 1, 100, t);
+	g = &sim.s.groups[1];
+	CHECK(g->state == DESYNC_HELD);
+	due = g->release_ns;
+	CHECK(due > t + 1 * MS);
+
+	p = g->head;
+	g->head = NULL;
+	desync_remove(&sim.s, 1, 1, t + 100 * US);
+	free(p);
+	CHECK(g->state == DESYNC_IDLE && sim.s.heap_len == 0);
+	CHECK(sim.s.held_segs == 0 && sim.s.groups_held == 0);
+	CHECK(sim.s.st.early_release == 1);
+	CHECK(sim.s.st.hold_time_ns == 100 * US);
+	CHECK(ev.releases == 1 && ev.early == 1 && ev.last_held == 100 * US);
+
+	sim_enqueue(&sim, 1, 100, t + 200 * US);
+	CHECK(g->state == DESYNC_ACTIVE);
+	CHECK(sim.s.st.bursts == 1);
+	CHECK(g->release_ns <= t + 200 * US);
+	CHECK(sim_dequeue(&sim, t + 300 * US, &len, &ready) == 1);
+	CHECK(ready <= t + 300 * US);
+	check_invariants(&sim);
+	sim_free(&sim);
+
+	/* Emptied after its due time, before the timer: not early. */
+	sim_init(&sim, 4, 7);
+	sim.s.p.offset_max_ns = 500 * MS;
+	sim_enqueue(&sim, 1, 100, t);
+	g = &sim.s.groups[1];
+	due = g->release_ns;
+	p = g->head;
+	g->head = NULL;
+	desync_remove(&sim.s, 1, 1, due + 1 * MS);
+	free(p);
+	CHECK(sim.s.st.early_release == 0);
+	CHECK(sim.s.st.hold_time_ns == due + 1 * MS - t);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
 static void test_offset_bounds_and_distribution(void)
 {
 	struct sim sim;
@@ -1407,6 +1464,7 @@ static const struct test tests[] = {
 	{ "hold_ends_at_release", test_hold_ends_at_release },
 	{ "long_hold_counted", test_long_hold_counted },
 	{ "hold_limit_releases_early", test_hold_limit_releases_early },
+	{ "hold_ends_when_emptied", test_hold_ends_when_emptied },
 	{ "offset_bounds_and_distribution", test_offset_bounds_and_distribution },
 	{ "slots", test_slots },
 	{ "slot_per_start", test_slot_per_start },
