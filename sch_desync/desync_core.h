@@ -105,6 +105,8 @@
  */
 #define DESYNC_TIMER_SLACK_NS	10000U
 #define DESYNC_HOLD_SLACK_SHIFT	4
+/* Holds one timer arming looks at before it takes the precise bound. */
+#define DESYNC_TIMER_WALK	32
 
 enum desync_state {
 	DESYNC_IDLE,
@@ -853,24 +855,85 @@ static inline void desync_set_hold_slack(struct desync_sched *s)
 			   DESYNC_TIMER_SLACK_NS;
 }
 
+/* How late the hold of HELD group @g may end: 1/16 of it, within bounds. */
+static inline u32 desync_hold_slack(const struct desync_sched *s,
+				    const struct desync_group *g)
+{
+	u32 slack = g->hold_ns >> DESYNC_HOLD_SLACK_SHIFT;
+
+	if (slack > s->hold_slack_ns)
+		slack = s->hold_slack_ns;
+	if (slack < DESYNC_TIMER_SLACK_NS)
+		slack = DESYNC_TIMER_SLACK_NS;
+	return slack;
+}
+
+/*
+ * The heap position after @pos, in preorder, of the next hold due before
+ * @bound; 0 when there is none.  A hold due later has only later ones
+ * below it, so its subtree is skipped whole.
+ */
+static inline u32 desync_heap_next_before(const struct desync_sched *s,
+					  u32 pos, u64 bound)
+{
+	u32 child;
+
+	for (child = 2 * pos + 1; child <= 2 * pos + 2; child++)
+		if (child < s->heap_len &&
+		    desync_time_before(desync_heap_key(s, child), bound))
+			return child;
+	/* Climb to the first left child whose sibling is due in time. */
+	for (; pos; pos = (pos - 1) / 2) {
+		if ((pos & 1) && pos + 1 < s->heap_len &&
+		    desync_time_before(desync_heap_key(s, pos + 1), bound))
+			return pos + 1;
+	}
+	return 0;
+}
+
+/*
+ * The latest moment the timer may fire for the holds: the earliest of
+ * their due times plus their slack.  Only holds due before the bound
+ * found so far can lower it: those due within one slack of the first,
+ * which one timer ends together.  A long hold's slack then cannot make
+ * a short one due just after it late by more than the short one's own.
+ *
+ * The timer is armed whenever a dequeue finds nothing to send, so the
+ * walk is bounded: past DESYNC_TIMER_WALK holds due together, the first
+ * one's due time plus the timer's precision serves them all, since no
+ * hold is due earlier or has less slack.
+ */
+static inline u64 desync_holds_end(const struct desync_sched *s)
+{
+	u64 end = 0;
+	u32 pos = 0, seen = 0;
+
+	do {
+		const struct desync_group *g = &s->groups[s->heap[pos]];
+		u64 due = g->release_ns + desync_hold_slack(s, g);
+
+		if (!pos || desync_time_before(due, end))
+			end = due;
+		pos = desync_heap_next_before(s, pos, end);
+		if (pos && ++seen == DESYNC_TIMER_WALK)
+			return s->groups[s->heap[0]].release_ns +
+			       DESYNC_TIMER_SLACK_NS;
+	} while (pos);
+	return end;
+}
+
 /*
  * When the timer must fire, as [*start, *end]: after the next hold's due
- * time within the hold slack or 1/16 of that hold, and never later than an EDT departure
- * (@edt_ns, when @have_edt) allows.  False when nothing waits for time.
+ * time, before any hold is later than its slack (desync_hold_slack()),
+ * and never later than an EDT departure (@edt_ns, when @have_edt)
+ * allows.  False when nothing waits for time.
  */
 static inline bool desync_timer_range(const struct desync_sched *s,
 				      bool have_edt, u64 edt_ns,
 				      u64 *start, u64 *end)
 {
 	if (desync_next_wake(s, start)) {
-		u32 slack = s->groups[s->heap[0]].hold_ns >>
-			    DESYNC_HOLD_SLACK_SHIFT;
-
-		if (slack > s->hold_slack_ns)
-			slack = s->hold_slack_ns;
-		if (slack < DESYNC_TIMER_SLACK_NS)
-			slack = DESYNC_TIMER_SLACK_NS;
-		*end = *start + slack;
+		*end = desync_holds_end(s);
 		if (!have_edt)
 			return true;
 		if (desync_time_before(edt_ns, *start))
