@@ -638,6 +638,48 @@ static inline void desync_bound_held(struct desync_sched *s, u64 now)
 }
 
 /*
+ * A kept offset is a share of the window, in 1/65536, so that it follows
+ * a window that changes (spread).  With slots, each slot owns an equal
+ * run of shares and the position inside it: rounding then never moves a
+ * kept offset into the slot next to the one it was drawn in.
+ */
+static inline u16 desync_offset_share(const struct desync_sched *s,
+				      u32 window, u64 offset, u32 slot)
+{
+	u32 per, width;
+
+	if (s->p.slots <= 1 || window < s->p.slots)
+		/* offset <= window, so the share stays below 1. */
+		return (u16)desync_div_u64(offset << 16, (u64)window + 1);
+	per = 65536 / s->p.slots;
+	width = window / s->p.slots;
+	/* The draw put offset in [slot * width, (slot + 1) * width). */
+	return (u16)(slot * per +
+		     desync_div_u64((offset - (u64)slot * width) * per, width));
+}
+
+/* The offset a kept @share stands for in @window, and its *@slot. */
+static inline u64 desync_share_offset(const struct desync_sched *s,
+				      u32 window, u16 share, u32 *slot)
+{
+	u32 per, width;
+
+	*slot = 0;
+	if (s->p.slots <= 1 || window < s->p.slots)
+		return ((u64)window * share) >> 16;
+	per = 65536 / s->p.slots;
+	width = window / s->p.slots;
+	*slot = share / per;
+	/* Drawn in a window below one ns per slot: the share is a fraction. */
+	if (*slot >= s->p.slots) {
+		*slot = s->p.slots - 1;
+		return (u64)s->p.slots * width - 1;
+	}
+	return (u64)*slot * width +
+	       desync_div_u64((u64)(share % per) * width, per);
+}
+
+/*
  * The offset of a burst that starts in group @g, in its slot *@slot.
  *
  * Random offsets spread the hosts, but a fresh draw at every burst keeps
@@ -654,17 +696,11 @@ static inline u64 desync_sticky_offset(struct desync_sched *s,
 				       struct desync_group *g, u32 *slot)
 {
 	u32 window = desync_window(s, g);
-	u32 kept_slot = 0;
+	u32 kept_slot;
 	u64 offset;
 
 	if ((g->flags & (DESYNC_G_KEPT | DESYNC_G_LOST)) == DESYNC_G_KEPT) {
-		offset = ((u64)window * g->frac) >> 16;
-		if (s->p.slots > 1 && window >= s->p.slots) {
-			kept_slot = (u32)desync_div_u64(offset,
-							window / s->p.slots);
-			if (kept_slot >= s->p.slots)
-				kept_slot = s->p.slots - 1;
-		}
+		offset = desync_share_offset(s, window, g->frac, &kept_slot);
 		/*
 		 * Keys that share a group may map to different slots: a
 		 * burst asked into another slot than the kept one draws.
@@ -677,8 +713,7 @@ static inline u64 desync_sticky_offset(struct desync_sched *s,
 		}
 	}
 	offset = desync_draw_offset_in(s, window, slot);
-	/* offset <= window, so the share stays below 1. */
-	g->frac = (u16)desync_div_u64(offset << 16, (u64)window + 1);
+	g->frac = desync_offset_share(s, window, offset, *slot);
 	g->flags |= DESYNC_G_KEPT;
 	g->flags &= ~DESYNC_G_LOST;
 	return offset;

@@ -49,6 +49,7 @@ static int failures, passes, checks_failed;
 
 #define MS	1000000ULL
 #define US	1000ULL
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct pkt {
 	struct pkt	*next;
@@ -1531,6 +1532,49 @@ static void test_sticky_slots(void)
 }
 
 /*
+ * A kept offset stays in the slot it was drawn in: a draw just above a
+ * slot's lower edge must not come back in the slot below and draw again
+ * with no loss, whatever the number of slots and the window.
+ */
+static void test_sticky_slot_edges(void)
+{
+	static const u32 nslots[] = { 3, 7, 100, 1000, 1024 };
+	static const u32 windows[] = { 4 * MS, 1000 * MS, 5000, 1000000 + 7 };
+	struct sim sim;
+	u32 i, j, n;
+
+	for (i = 0; i < ARRAY_SIZE(nslots); i++) {
+		for (j = 0; j < ARRAY_SIZE(windows); j++) {
+			u32 width = windows[j] / nslots[i];
+
+			sim_init(&sim, 1, 40 + i * 8 + j);
+			sim.s.p.offset_max_ns = windows[j];
+			sim.s.p.slots = nslots[i];
+			sim.s.p.sticky = 1;
+			for (n = 0; n < 2000; n++) {
+				struct desync_group *g = &sim.s.groups[0];
+				u32 slot = n % nslots[i], again = slot;
+				u64 first, kept, rng;
+
+				g->flags &= ~DESYNC_G_KEPT;
+				first = desync_sticky_offset(&sim.s, g, &slot);
+				CHECK(slot == n % nslots[i]);
+				CHECK(first / width == slot);
+				rng = sim.s.rng;
+				kept = desync_sticky_offset(&sim.s, g, &again);
+				/* Kept, not drawn again, and in its slot. */
+				CHECK(sim.s.rng == rng && again == slot);
+				CHECK(kept <= first && kept / width == slot);
+				CHECK(first - kept <= width / (65536 / nslots[i]) + 1);
+				if (checks_failed)
+					break;
+			}
+			sim_free(&sim);
+		}
+	}
+}
+
+/*
  * Marks or priorities that share a group may map to different slots: a
  * kept offset serves bursts asked into its own slot, and a burst asked
  * into another draws there and is kept from then on.
@@ -1603,6 +1647,7 @@ static const struct test tests[] = {
 	{ "reset", test_reset },
 	{ "sticky_offsets", test_sticky_offsets },
 	{ "sticky_slots", test_sticky_slots },
+	{ "sticky_slot_edges", test_sticky_slot_edges },
 	{ "sticky_mapped_slot", test_sticky_mapped_slot },
 };
 
