@@ -1215,13 +1215,16 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	desync_apply_params(&q->core, now);
 
 	/*
-	 * A packet a parent peeked at waits in sch->gso_skb, out of
-	 * q->segs: it is already on its way and is not trimmed.  The last
-	 * packet stays too: enqueue let it into an empty queue whatever its
-	 * segments (desync_limit_fits()), and a change must not drop it.
+	 * A packet a parent peeked at waits in sch->gso_skb, and one a
+	 * bulk dequeue took for another tx queue in sch->skb_bad_txq: both
+	 * count in q.qlen, not in q->segs, are already on their way and are
+	 * not trimmed.  The last packet stays too: enqueue let it into an
+	 * empty queue whatever its segments (desync_limit_fits()), and a
+	 * change must not drop it.
 	 */
 	while (q->segs > sch->limit &&
-	       sch->q.qlen - skb_queue_len(&sch->gso_skb) > 1) {
+	       sch->q.qlen - skb_queue_len(&sch->gso_skb) -
+	       skb_queue_len(&sch->skb_bad_txq) > 1) {
 		struct sk_buff *skb = desync_steal_one(sch, now);
 
 		if (!skb)
