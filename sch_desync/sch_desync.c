@@ -503,23 +503,28 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	struct desync_sched_data *q = qdisc_priv(sch);
 	u32 segs = desync_skb_segs(skb);
 	struct desync_pkt pk;
-	bool stamped;
+	bool bypass, stamped;
 	u64 now;
 
 	if (unlikely(!desync_limit_fits(q->segs, segs, sch->limit)))
 		goto drop;
 
 	now = ktime_get_ns();
-	stamped = desync_edt_future(skb, now);
+	desync_read_pkt(q, skb, now, &pk);
+	bypass = desync_bypass(&q->core, &pk);
+	/*
+	 * A packet that goes ahead leaves at once, whatever its stamp: it
+	 * does not wait, so the share of those that do must not drop it.
+	 */
+	stamped = !bypass && desync_edt_future(skb, now);
 	if (unlikely(stamped &&
 		     !desync_share_fits(q->stamped_segs, segs, sch->limit)))
 		goto drop;
-	desync_read_pkt(q, skb, now, &pk);
 	desync_skb_cb(skb)->enq_ns = now;
 	desync_skb_cb(skb)->segs = segs;
 	desync_skb_cb(skb)->stamped = stamped;
 	desync_skb_cb(skb)->marked = 0;
-	if (desync_bypass(&q->core, &pk)) {
+	if (bypass) {
 		if (unlikely(!desync_share_fits(q->bypass_segs, segs,
 						sch->limit)))
 			goto drop;

@@ -15,6 +15,7 @@ ALL_TESTS="
 	edt_fin_absurd_stamp
 	edt_fin_stamp_half_wrap
 	edt_stamped_share
+	edt_stamped_bypass
 	edt_stamped_share_horizon
 	edt_data_order_no_credit
 "
@@ -284,6 +285,28 @@ edt_stamped_share()
 	recv_wait
 	assert_eq "unstamped packets received meanwhile" \
 		"$(bfield "$out" pkts 2 | awk '{ n += $1 } END { print n + 0 }')" 50
+}
+
+# A packet that goes ahead (TC_PRIO_CONTROL here, as pure ACKs and
+# bypass_prio) leaves at once whatever its stamp: a full share of packets
+# waiting for their time must not drop it.
+edt_stamped_bypass()
+{
+	local out=$TMPD/edtbypass
+
+	tcok qdisc add dev "$DEV" root desync limit 100 || return
+	psend -d "$B4" -n 1 -k 200 -s 200 -E 5s -S 1 > /dev/null
+	snap
+	assert_eq "stamped packets dropped (share of limit 100 / 4 full)" \
+		"${SNAP[desync:drop_overlimit]}" 175
+	recv_start "$out" -l 0.0.0.0 -c 10 -q 1s -t 3s
+	psend -d "$B4" -n 1 -k 10 -s 200 -E 5s -P 7 -S 2 > /dev/null
+	recv_wait
+	snap
+	note "stamped control packets: bypass ${SNAP[desync:bypass]}, drop_overlimit ${SNAP[desync:drop_overlimit]}"
+	assert_eq "stamped control packets received at once" \
+		"$(bfield "$out" pkts 2 | awk '{ n += $1 } END { print n + 0 }')" 10
+	assert_eq "dropped" "${SNAP[desync:drop_overlimit]}" 175
 }
 
 # A packet stamped beyond the 10s horizon counts as unstamped at enqueue
