@@ -795,11 +795,18 @@ static inline void desync_enqueue_slot(struct desync_sched *s, u32 idx,
 
 		if (sender_idle_ns > idle)
 			idle = sender_idle_ns;
-		if (!(g->flags & DESYNC_G_SEEN) ||
-		    (s64)(now - g->last_active_ns) >= (s64)idle)
+		if (sender_idle_ns == DESYNC_SENDER_NO_START &&
+		    !(g->flags & DESYNC_G_SEEN)) {
+			/* A repair into a table just built: no hold. */
+			g->hold_ns = 0;
+			desync_activate(s, idx, now);
+		} else if (!(g->flags & DESYNC_G_SEEN) ||
+			   (s64)(now - g->last_active_ns) >= (s64)idle) {
 			desync_start_burst(s, idx, now, slot);
-		else	/* the same burst goes on: it began at release_ns */
+		} else {
+			/* The same burst goes on: it began at release_ns. */
 			desync_activate(s, idx, g->release_ns);
+		}
 	}
 	g->flags |= DESYNC_G_SEEN;
 	g->last_active_ns = now;

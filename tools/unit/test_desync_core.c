@@ -370,6 +370,24 @@ static void test_retransmission_starts_no_burst(void)
 	      sim.s.groups[0].hold_ns == 0);
 	check_invariants(&sim);
 	sim_free(&sim);
+
+	/*
+	 * A table just built (qdisc replaced, reset, or rehashed by a
+	 * change) knows no group: a sender in recovery still starts none.
+	 */
+	sim_init(&sim, 4, 31);
+	sim.s.p.offset_max_ns = 4 * MS;
+	sim_enqueue_sender(&sim, 1, 100, t, desync_sender_idle(srtt, true, true));
+	CHECK(sim.s.st.bursts == 0);
+	CHECK(sim.s.groups[1].state == DESYNC_ACTIVE);
+	CHECK(sim.s.groups[1].hold_ns == 0 && sim.s.groups[1].release_ns == t);
+	CHECK(sim_dequeue(&sim, t, NULL, NULL) == 1);
+	/* Its next step is a burst like any other. */
+	sim_enqueue_sender(&sim, 1, 100, t + 20 * MS,
+			   desync_sender_idle(srtt, false, false));
+	CHECK(sim.s.st.bursts == 1);
+	check_invariants(&sim);
+	sim_free(&sim);
 }
 
 static void test_silent_backlog_is_not_a_new_burst(void)
