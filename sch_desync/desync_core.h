@@ -135,6 +135,7 @@ struct desync_group {
 #define DESYNC_G_SEEN	0x01	/* has had a packet since reset */
 #define DESYNC_G_KEPT	0x02	/* frac is the offset of its last burst */
 #define DESYNC_G_LOST	0x04	/* a sender retransmitted since that burst */
+#define DESYNC_G_CUT	0x08	/* HELD: a change shortened the hold */
 
 struct desync_params {
 	u64		idle_ns;
@@ -609,6 +610,11 @@ static inline void desync_end_hold(struct desync_sched *s, u32 idx, u64 at,
 	/* Only a qdisc not dequeued for seconds holds over 4.29s. */
 	g->hold_ns = hold > (u32)~0U ? (u32)~0U : (u32)hold;
 	g->release_ns = at;
+	/* A hold a change cut short ended early, whenever it ended. */
+	if (g->flags & DESYNC_G_CUT) {
+		g->flags &= ~DESYNC_G_CUT;
+		early = true;
+	}
 	if (early)
 		s->st.early_release++;
 	desync_event_release(s, idx, g->hold_ns, early);
@@ -1128,6 +1134,7 @@ static inline void desync_apply_params(struct desync_sched *s, u64 now)
 		if (g->hold_ns > s->p.offset_max_ns) {
 			g->release_ns -= g->hold_ns - s->p.offset_max_ns;
 			g->hold_ns = s->p.offset_max_ns;
+			g->flags |= DESYNC_G_CUT;
 			desync_heap_sift_up(s, g->heap_pos, i);
 		}
 	}

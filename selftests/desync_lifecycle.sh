@@ -203,7 +203,8 @@ kernel_log_clean()
 }
 
 # A change that cuts holds short must release them now, not when the
-# timer armed for the old schedule fires (750ms-1s after the send).
+# timer armed for the old schedule fires (750ms-1s after the send), and
+# count them as ended early.
 change_releases_at_once()
 {
 	local out=$TMPD/chrel tx0 t_change t_done last
@@ -225,6 +226,9 @@ change_releases_at_once()
 	fi
 	assert_cmp "last arrival after the change returned (us)" $((last - t_done)) \
 		-le $((SLACK_MS * 1000))
+	snap
+	assert_eq "holds the change cut short, counted in early_release" \
+		"${SNAP[desync:early_release]}" 2
 }
 
 # Packets moved by a rehash follow the new bypass decision.  1 kbit/s

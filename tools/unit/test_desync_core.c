@@ -1368,6 +1368,18 @@ static void test_apply_params(void)
 	       sim.s.groups[0].hold_ns <= 1 * MS));
 	CHECK(sim.s.st.early_release == 1);
 	check_invariants(&sim);
+	/* The cut hold ends early too, though at its new due time. */
+	CHECK(sim.s.groups[0].state == DESYNC_HELD);
+	memset(&ev, 0, sizeof(ev));
+	while (sim_dequeue(&sim, t + 2 * MS, NULL, NULL) != DESYNC_NONE)
+		;
+	CHECK(sim.s.groups[0].state == DESYNC_IDLE);
+	CHECK(sim.s.st.early_release == 2 && ev.early == 1);
+	/* Its next burst draws in the new window and ends on time. */
+	sim_enqueue(&sim, 0, 100, t + 100 * MS);
+	CHECK(sim_dequeue(&sim, t + 102 * MS, NULL, NULL) == 0);
+	CHECK(sim.s.st.early_release == 2);
+	check_invariants(&sim);
 	sim_free(&sim);
 }
 
