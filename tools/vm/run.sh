@@ -120,7 +120,12 @@ shq()
 (cd "$run_dir/job" && echo job | cpio --quiet -o -H newc -R 0:0) > "$run_dir/job.cpio"
 cat "$initrd" "$run_dir/job.cpio" > "$run_dir/initrd"
 
-cmdline="console=ttyS0 printk.time=1 panic_on_warn=1 oops=panic panic=-1 rdinit=/init"
+# A guest stuck in its kernel (soft lockup, RCU stall, hung task) fails
+# the run as a splat would, but would only end at --timeout: panic at the
+# first report instead, with its trace in the log, and qemu exits.
+cmdline="console=ttyS0 printk.time=1 panic_on_warn=1 oops=panic panic=-1"
+cmdline="$cmdline softlockup_panic=1 hung_task_panic=1"
+cmdline="$cmdline sysctl.kernel.panic_on_rcu_stall=1 rdinit=/init"
 [ $bench -eq 1 ] || cmdline="$cmdline slub_debug=FZPU"
 
 mkdir -p "$CACHE/vm-logs"

@@ -5,8 +5,9 @@
 #
 # Smoke test of the VM runner itself, on each kernel: boot, exit status
 # passthrough, module autoload and modprobe from the host root, network
-# namespaces, the writable repository share, and detection of kernel splats
-# (by the scanner on fake logs, and end to end with a forced kernel crash).
+# namespaces, the writable repository share, a panic on a stuck guest
+# kernel, and detection of kernel splats (by the scanner on fake logs, and
+# end to end with a forced kernel crash).
 # Prints "ok N - name" / "not ok N - name" lines and a final
 # "N passed, N failed" line; exits 1 if anything failed.
 #
@@ -47,6 +48,16 @@ check_modprobe()
 	done
 }
 
+# A guest stuck in its kernel panics at the first report (run.sh).
+check_panic_on_hang()
+{
+	local f
+
+	for f in softlockup_panic hung_task_panic panic_on_rcu_stall; do
+		[ "$(cat "/proc/sys/kernel/$f")" = 1 ] || { echo "$f not set"; return 1; }
+	done
+}
+
 check_netns()
 {
 	ip netns add x &&
@@ -61,7 +72,7 @@ guest_checks()
 	local c
 
 	for c in modules_dir cwd python3 tmpfs_writable fq_autoload modprobe \
-		 netns repo_writable; do
+		 netns panic_on_hang repo_writable; do
 		if "check_$c" > /tmp/check.out 2>&1; then
 			echo "desync-check ok ${c//_/-}"
 		else

@@ -9,8 +9,9 @@
 # The root is put together in a private mount namespace and shared through
 # DESYNC_VM_ROOT, so the machine's real root is left alone.  Passes when
 # the guest reaches its command and the guest kernel's modules, the tmpfs
-# directories and network namespaces work there.  Prints "ok"/"not ok"
-# lines and "N passed, N failed"; the boot's failure reason on failure.
+# directories and network namespaces work there, and its kernel panics
+# when stuck (run.sh).  Prints "ok"/"not ok" lines and "N passed,
+# N failed"; the boot's failure reason on failure.
 #
 # Run inside the namespace by itself as: test-bare-root.sh --in-ns K
 
@@ -36,8 +37,10 @@ check modprobe modprobe dummy
 check autoload sh -c "tc qdisc add dev lo root fq && tc qdisc del dev lo root"
 check tmpfs-dirs touch /tmp/x /root/x /mnt/x /var/tmp/x /run/x /dev/shm/x
 check netns sh -c "ip netns add t && ip netns del t"
+check panic-on-hang sh -c "cd /proc/sys/kernel && grep -qx 1 softlockup_panic &&
+	grep -qx 1 hung_task_panic && grep -qx 1 panic_on_rcu_stall"
 '
-CHECKS="modules-dir modprobe autoload tmpfs-dirs netns"
+CHECKS="modules-dir modprobe autoload tmpfs-dirs netns panic-on-hang"
 
 # Bind-mounts every entry of directory $1 into $2 except the names in $3...
 # Symbolic links are copied, so they resolve inside the new root.
@@ -100,7 +103,7 @@ if [ "${1:-}" = --in-ns ]; then
 fi
 
 k=${1:-6.12}
-is_short_kver "$k" || { sed -n '3,15s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+is_short_kver "$k" || { sed -n '3,16s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 need_pkgs util-linux
 # Fetch outside the namespace: the kernel cache is then complete before
 # the bare root is built.
