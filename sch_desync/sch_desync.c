@@ -855,6 +855,7 @@ static void desync_rehash(struct desync_sched_data *q,
 			desync_read_pkt(q, skb, now, &pk);
 			if (desync_bypass(&q->core, &pk)) {
 				desync_bypass_add(q, skb);
+				q->stat_bypass++;
 				continue;
 			}
 			idx = desync_classify(&q->core, &pk);

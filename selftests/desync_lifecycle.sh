@@ -248,6 +248,8 @@ change_rehash_bypass()
 		return
 	fi
 	assert_cmp "backlog behind the slow parent" "${SNAP[desync:qlen]}" -ge 3
+	assert_eq "packets moved ahead by the rehash, counted in bypass" \
+		"${SNAP[desync:bypass]}" 8
 	assert_eq "groups active after the rehash" "${SNAP[desync:groups_active]}" 0
 	assert_eq "groups held after the rehash" "${SNAP[desync:groups_held]}" 0
 	assert_cmp "hold_time of the hold cut short (ns)" "${SNAP[desync:hold_time]}" -gt 0
