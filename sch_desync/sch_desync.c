@@ -377,10 +377,35 @@ static bool desync_skb_sender_lost(const struct sk_buff *skb)
 }
 
 /*
+ * Whether @skb resends data its TCP sender @sk sent before: a tail loss
+ * probe, which leaves after 10ms or more of silence with the socket's
+ * state still open, or any other retransmission.  tcp_transmit_skb()
+ * hands new data to the qdisc before snd_nxt moves past it, so only a
+ * resend begins before snd_nxt.  The ports tell that the transport
+ * header is the socket's own segment, not an overlay's outer header.
+ */
+static bool desync_skb_resends(const struct sk_buff *skb,
+			       const struct sock *sk)
+{
+	const struct tcphdr *th;
+	struct tcphdr _th;
+
+	if (!skb_transport_header_was_set(skb) ||
+	    skb_transport_offset(skb) <= skb_network_offset(skb))
+		return false;
+	th = skb_header_pointer(skb, skb_transport_offset(skb), sizeof(_th),
+				&_th);
+	return th && th->source == inet_sk(sk)->inet_sport &&
+	       th->dest == sk->sk_dport &&
+	       before(ntohl(th->seq), READ_ONCE(tcp_sk(sk)->snd_nxt));
+}
+
+/*
  * Silence shorter than two smoothed round trips of a TCP socket that has
  * data in flight is its ACK clock, not the end of its burst, and the
  * silence of a socket that has @lost (desync_skb_sender_lost()) was its
- * retransmit timeout (see desync_sender_idle()).  Only local TCP senders
+ * retransmit timeout (see desync_sender_idle()), as is that of one that
+ * resends data (desync_skb_resends()).  Only local TCP senders
  * are known; forwarded and other traffic relies on 'idle' alone.  Only a
  * real TCP socket has a tcp_sock behind it: a raw socket of protocol TCP
  * is far smaller.
@@ -399,7 +424,8 @@ static u64 desync_skb_sender_idle(const struct sk_buff *skb, bool lost)
 	 * srtt_us holds the smoothed RTT in units of 1/8 us.
 	 */
 	return desync_sender_idle((u64)(READ_ONCE(tp->srtt_us) >> 3) * NSEC_PER_USEC,
-				  READ_ONCE(tp->packets_out) != 0, lost);
+				  READ_ONCE(tp->packets_out) != 0,
+				  lost || desync_skb_resends(skb, sk));
 }
 
 static void desync_bypass_add(struct desync_sched_data *q, struct sk_buff *skb)

@@ -231,12 +231,16 @@ trace_sticky_offsets()
 # A TCP sender sends three messages, then one whose ACKs are lost until it
 # times out and retransmits, then two more.  The retransmissions repair
 # the fourth burst and start none; the first four bursts keep one offset,
-# the loss makes the fifth draw a new one, which the sixth keeps.
+# the loss makes the fifth draw a new one, which the sixth keeps.  The
+# tail loss probe, 10ms or more after the fourth burst with the socket
+# still open, starts none either: with holds of at most 4ms the sender's
+# round trip stays far below 5ms, so the probe's silence is always longer
+# than both idle and two round trips.
 trace_sticky_redraw_on_loss()
 {
 	local res rc offs=() n
 
-	tcok qdisc add dev "$DEV" root handle 7: desync idle 20ms offset_max 100ms spread 0 || return
+	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms spread 0 || return
 	tcp_sink_start 9006 "$TMPD/sticky" || return
 	trace_on || return
 	res=$(pyrun '
@@ -288,11 +292,11 @@ s.close()
 	# Three before, one for the lost message, two after; no retransmission.
 	assert_eq "bursts" "$n" 6
 	[ "$n" -eq 6 ] || return
-	same_offsets 100000000 "${offs[@]:0:4}" ||
+	same_offsets 4000000 "${offs[@]:0:4}" ||
 		fail "the first four bursts did not keep one offset: ${offs[*]}"
-	same_offsets 100000000 "${offs[@]:4:2}" ||
+	same_offsets 4000000 "${offs[@]:4:2}" ||
 		fail "the last two bursts did not keep one offset: ${offs[*]}"
-	! same_offsets 100000000 "${offs[0]}" "${offs[5]}" ||
+	! same_offsets 4000000 "${offs[0]}" "${offs[5]}" ||
 		fail "the loss did not draw a new offset: ${offs[*]}"
 }
 
