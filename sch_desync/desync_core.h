@@ -644,6 +644,16 @@ static inline void desync_bound_held(struct desync_sched *s, u64 now)
 }
 
 /*
+ * Whether offsets in @window fall in slots: with one, or below one ns
+ * per slot (every slot would start at 0), the window is one range.
+ */
+static inline bool desync_window_slotted(const struct desync_sched *s,
+					 u32 window)
+{
+	return s->p.slots > 1 && window >= s->p.slots;
+}
+
+/*
  * A kept offset is a share of the window, in 1/65536, so that it follows
  * a window that changes (spread).  With slots, each slot owns an equal
  * run of shares and the position inside it: rounding then never moves a
@@ -654,7 +664,7 @@ static inline u16 desync_offset_share(const struct desync_sched *s,
 {
 	u32 per, width;
 
-	if (s->p.slots <= 1 || window < s->p.slots)
+	if (!desync_window_slotted(s, window))
 		/* offset <= window, so the share stays below 1. */
 		return (u16)desync_div_u64(offset << 16, (u64)window + 1);
 	per = 65536 / s->p.slots;
@@ -671,7 +681,7 @@ static inline u64 desync_share_offset(const struct desync_sched *s,
 	u32 per, width;
 
 	*slot = 0;
-	if (s->p.slots <= 1 || window < s->p.slots)
+	if (!desync_window_slotted(s, window))
 		return ((u64)window * share) >> 16;
 	per = 65536 / s->p.slots;
 	width = window / s->p.slots;
@@ -712,7 +722,7 @@ static inline u64 desync_sticky_offset(struct desync_sched *s,
 		 * burst asked into another slot than the kept one draws.
 		 */
 		if (*slot == DESYNC_SLOT_RANDOM || *slot == kept_slot ||
-		    s->p.slots <= 1 || window < s->p.slots) {
+		    !desync_window_slotted(s, window)) {
 			*slot = kept_slot;
 			g->flags &= ~DESYNC_G_LOST;
 			return offset;
