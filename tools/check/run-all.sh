@@ -29,7 +29,14 @@ step_ctl()       { make -s -C tools/desyncctl check; }
 step_deb()       { tools/pkg/check-deb.sh; }
 step_budget()    { tools/bench/cost/check-budget.sh; }
 step_sim()       { tools/sim/smoke.sh; }
-step_vm()        { tools/vm/test-bare-root.sh; }
+step_vm()
+{
+	local rc=0
+
+	tools/vm/test-bare-root.sh || rc=1
+	tools/vm/test-code-patching.sh || rc=1
+	return $rc
+}
 step_selftests() { selftests/run-vm.sh; }
 step_tdc()       { selftests/tc-testing/run-vm.sh; }
 step_fuzz()      { tools/fuzz/run-vm.sh --count 2000 --torture short 6.1 6.12; }

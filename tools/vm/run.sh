@@ -135,8 +135,12 @@ ln -sfn "${log##*/}" "$CACHE/vm-logs/last.log"
 find "$CACHE/vm-logs" -name '*.log' -type f -printf '%T@ %p\n' | sort -rn |
 	tail -n +201 | cut -d' ' -f2- | xargs -r rm -f
 
+# One host thread runs both vCPUs.  With a thread each, a vCPU may run a
+# stale int3 of a static key's live patch after the patch ended, and the
+# guest dies with "Oops: int3" (test-code-patching.sh).  Tests that add
+# qdiscs, filters or timestamping sockets flip static keys all the time.
 qemu=(qemu-system-x86_64
-	-machine q35 -cpu max -smp 2 -m "$mem"
+	-machine q35 -accel "tcg,thread=single" -cpu max -smp 2 -m "$mem"
 	-nographic -no-reboot
 	# No NIC: the guest must not reach any network but its own namespaces.
 	-nic none
