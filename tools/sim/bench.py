@@ -156,11 +156,14 @@ FIELD_QDISCS = ["fq_codel", "jitter", "desync"]
 FIELD_TAIL = ["--linkDelay=1us", "--compute=5ms", "--cc=dctcp", "--iters=3", "--ecnK=97500"]
 F_100X512K = ["--scenario=incast", "--hosts=100", "--hostsPerTor=25", "--hostRate=25Gbps",
               "--fabricRate=100Gbps", "--buffer=300000", "--msg=512KiB"]
-# Where the floor does not fit, starts in exclusive slots by rank over
-# about one drain time, the coordinated schedule tuning.md describes.
-FIELD_RANK = {"incast-300x256k-50g": ["desync:offset_max 13ms slots 300 slot rank"],
-              "incast-200x128k-25g": ["desync:offset_max 9ms slots 200 slot rank"]}
-FIELD = [(f"F-{n}", "F", a + FIELD_TAIL, FIELD_QDISCS + FIELD_RANK.get(n, []))
+# Where the floor does not fit, starts over about one drain time: drawn
+# at random by each host as at the defaults, and in exclusive slots by
+# rank, the coordinated schedule tuning.md describes.
+FIELD_WIDE = {"incast-300x256k-50g": ["desync:offset_max 13ms",
+                                      "desync:offset_max 13ms slots 300 slot rank"],
+              "incast-200x128k-25g": ["desync:offset_max 9ms",
+                                      "desync:offset_max 9ms slots 200 slot rank"]}
+FIELD = [(f"F-{n}", "F", a + FIELD_TAIL, FIELD_QDISCS + FIELD_WIDE.get(n, []))
          for n, a in (
     ("incast-100x512k-25g", F_100X512K + ["--conn=message"]),
     ("incast-200x1m-100g", ["--scenario=incast", "--hosts=200", "--hostsPerTor=40",
