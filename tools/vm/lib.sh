@@ -28,6 +28,20 @@ warn()
 	echo "$ME: $*" >&2
 }
 
+# One TAP line for test NAME from exit STATUS; the caller starts n, passed
+# and failed at 0 and prints "$passed passed, $failed failed" at the end.
+result()	# STATUS NAME
+{
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+		passed=$((passed + 1))
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
 # Install Debian packages only when missing: apt-get is slow even when it has
 # nothing to do, and these scripts run on every make invocation.
 need_pkgs()

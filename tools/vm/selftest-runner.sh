@@ -95,18 +95,6 @@ failed=0
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-result()
-{
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-		passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-
 # Shows the end of a failed run's output as TAP diagnostics.
 diag()
 {

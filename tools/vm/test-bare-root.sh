@@ -120,17 +120,11 @@ failed=0
 # Runs CMD and reports its status as test NAME.
 t()
 {
-	local name=$1
+	local name=$1 st=0
 
 	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $k: bare root: $name"
-		passed=$((passed + 1))
-	else
-		echo "not ok $n - $k: bare root: $name"
-		failed=$((failed + 1))
-	fi
+	"$@" || st=$?
+	result $st "$k: bare root: $name"
 }
 
 t "guest reaches its command" grep -q '^run.sh: .*boot [0-9.]* s' "$out"

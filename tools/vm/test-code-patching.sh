@@ -37,16 +37,13 @@ for k in "$@"; do
 	"$VM_DIR/run.sh" --kernel "$k" --timeout 300 -- \
 		python3 "$VM_DIR/flip-static-key.py" "$SECONDS_FLIPPING" \
 		> "$out" 2>&1 || rc=$?
-	n=$((n + 1))
 	flips=$(tr -d '\r' < "$out" | sed -n 's/^flips \([0-9]*\)$/\1/p')
-	if [ "$rc" -eq 0 ] && [ "${flips:-0}" -gt 0 ]; then
-		echo "ok $n - $k: code patched under traffic ($flips flips)"
-		passed=$((passed + 1))
-	else
-		echo "not ok $n - $k: code patched under traffic (run.sh exit $rc)"
+	st=0
+	[ "$rc" -eq 0 ] && [ "${flips:-0}" -gt 0 ] || st=1
+	result $st "$k: code patched under traffic (${flips:-no} flips, run.sh exit $rc)"
+	if [ $st -ne 0 ]; then
 		grep -a -E '\] (Oops|BUG|Kernel panic)|^run.sh: .*(status|failed)' \
 			"$out" | head -n 4 | sed 's/^/# /' || true
-		failed=$((failed + 1))
 	fi
 done
 echo "$passed passed, $failed failed"
