@@ -66,6 +66,10 @@
 
 /* Upper bounds that keep every product and shift below in 64 bits. */
 #define DESYNC_OFFSET_MAX_NS	1000000000U	/* 1 s */
+/* Steps of offset_max a window may grow by, in 3 bits of the group's flags. */
+#define DESYNC_WIDEN_MAX	7U
+/* A widened group narrows one step per this many bursts on average. */
+#define DESYNC_NARROW_ODDS	64U
 #define DESYNC_SLOTS_MAX	1024U
 /* Longer bursts say nothing more about the window; keeps spread's product in 64 bits. */
 #define DESYNC_BURST_DUR_MAX_NS	100000000000ULL	/* 100 s */
@@ -136,6 +140,10 @@ struct desync_group {
 #define DESYNC_G_KEPT	0x02	/* frac is the offset of its last burst */
 #define DESYNC_G_LOST	0x04	/* a sender retransmitted since that burst */
 #define DESYNC_G_CUT	0x08	/* HELD: a change shortened the hold */
+#define DESYNC_G_TIMEOUT 0x10	/* a sender timed out since that burst */
+/* The upper bits: offset_max steps its window grew by, <= DESYNC_WIDEN_MAX. */
+#define DESYNC_G_WIDEN_SHIFT 5
+#define DESYNC_G_WIDEN_MASK (7 << DESYNC_G_WIDEN_SHIFT)
 
 struct desync_params {
 	u64		idle_ns;
@@ -151,6 +159,7 @@ struct desync_params {
 	u32		spread;			/* of the last burst, in 1/65536 */
 	u32		sticky;			/* keep offsets that met no loss */
 	u32		ce_backlog;		/* segments ahead that mark, 0: never */
+	u32		widen;			/* steps timeouts may add, 0: fixed */
 };
 
 /*
@@ -264,6 +273,57 @@ static inline u64 desync_burst_start(const struct desync_group *g)
 }
 
 /*
+ * The widest window of group @g: offset_max, plus one offset_max for
+ * every step its timeouts added (desync_follow_timeouts()), never above
+ * the largest offset_max.
+ */
+static inline u32 desync_window_cap(const struct desync_sched *s,
+				    const struct desync_group *g)
+{
+	u64 steps = (g->flags & DESYNC_G_WIDEN_MASK) >> DESYNC_G_WIDEN_SHIFT;
+	u64 cap = (u64)s->p.offset_max_ns * (1 + steps);
+
+	return cap < DESYNC_OFFSET_MAX_NS ? (u32)cap : DESYNC_OFFSET_MAX_NS;
+}
+
+/*
+ * A window that follows the timeouts a host sees, decided at each burst
+ * start of group @g.
+ *
+ * Where every worker's smallest window together overfills the
+ * bottleneck's buffer, starts spread over less than the time it needs
+ * to drain them all still overflow it, each iteration, and each overflow
+ * costs a retransmit timeout.  Starts spread over about that drain time
+ * do not, and need no coordination; but no host knows the drain time.
+ * A host does see its own senders time out.  So a group whose sender
+ * took a retransmit timeout since its last burst widens its window by
+ * one offset_max, up to widen steps; fast recovery does not count, as
+ * DCTCP meets it where a window of a few milliseconds is already enough.
+ * Widened groups narrow again by chance, one step per DESYNC_NARROW_ODDS
+ * bursts on average, so that a rare timeout from elsewhere costs its
+ * wider hold for a while, not forever.  Narrowing on clean bursts alone
+ * would close the window again as soon as it works; at 1 in 64 a window
+ * that still needs its width regains it at the next timeout.  The draws
+ * of groups that never widened are not touched.
+ */
+static inline void desync_follow_timeouts(struct desync_sched *s,
+					  struct desync_group *g)
+{
+	u32 step = (g->flags & DESYNC_G_WIDEN_MASK) >> DESYNC_G_WIDEN_SHIFT;
+
+	if (g->flags & DESYNC_G_TIMEOUT) {
+		if (step < s->p.widen)
+			step++;
+	} else if (step && !desync_rand_below(&s->rng, DESYNC_NARROW_ODDS)) {
+		step--;
+	}
+	if (step > s->p.widen)
+		step = s->p.widen;
+	g->flags &= ~(DESYNC_G_TIMEOUT | DESYNC_G_WIDEN_MASK);
+	g->flags |= step << DESYNC_G_WIDEN_SHIFT;
+}
+
+/*
  * The offset window of a burst that starts in group @g.
  *
  * Hosts whose bursts meet at one bottleneck share it, so the bursts that
@@ -284,10 +344,11 @@ static inline u32 desync_window(const struct desync_sched *s,
 				const struct desync_group *g)
 {
 	const struct desync_params *p = &s->p;
+	u32 cap = desync_window_cap(s, g);
 	u64 dur, w, start;
 
 	if (!p->spread)
-		return p->offset_max_ns;
+		return cap;
 	start = desync_burst_start(g);
 	if (!(g->flags & DESYNC_G_SEEN))
 		dur = p->offset_max_ns;
@@ -298,7 +359,7 @@ static inline u32 desync_window(const struct desync_sched *s,
 	if (dur > DESYNC_BURST_DUR_MAX_NS)
 		dur = DESYNC_BURST_DUR_MAX_NS;
 	w = (dur * p->spread) >> 16;
-	return w < p->offset_max_ns ? (u32)w : p->offset_max_ns;
+	return w < cap ? (u32)w : cap;
 }
 
 /*
@@ -739,8 +800,11 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
 				      u32 slot)
 {
 	struct desync_group *g = &s->groups[idx];
-	u64 offset = s->p.sticky ? desync_sticky_offset(s, g, &slot) :
-		     desync_draw_offset_in(s, desync_window(s, g), &slot);
+	u64 offset;
+
+	desync_follow_timeouts(s, g);
+	offset = s->p.sticky ? desync_sticky_offset(s, g, &slot) :
+		 desync_draw_offset_in(s, desync_window(s, g), &slot);
 
 	s->st.bursts++;
 	desync_event_burst(s, idx, offset, slot);
@@ -851,13 +915,21 @@ static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)
 
 /*
  * The sender of a packet the caller is about to enqueue into group @idx
- * is retransmitting: the group's next burst draws a new offset.  Call it
- * before desync_enqueue_slot(), so that a retransmission that itself
- * starts a burst (after a retransmit timeout) already moves it.
+ * is retransmitting, in fast recovery or after a retransmit timeout
+ * (@timeout): with sticky, the group's next burst draws a new offset;
+ * with widen, a timeout widens its window.  Call it before
+ * desync_enqueue_slot(), so that a retransmission that itself starts a
+ * burst (after a retransmit timeout) already moves it.
  */
-static inline void desync_note_loss(struct desync_sched *s, u32 idx)
+static inline void desync_note_loss(struct desync_sched *s, u32 idx,
+				    bool timeout)
 {
-	s->groups[idx].flags |= DESYNC_G_LOST;
+	struct desync_group *g = &s->groups[idx];
+
+	if (s->p.sticky)
+		g->flags |= DESYNC_G_LOST;
+	if (timeout && s->p.widen)
+		g->flags |= DESYNC_G_TIMEOUT;
 }
 
 /*
@@ -1124,8 +1196,8 @@ static inline void desync_remove(struct desync_sched *s, u32 idx, u32 segs,
  * New parameters apply to bursts already held: a hold longer than the new
  * offset_max is cut short, and a group at or over the new hold_limit goes
  * at once, as do the holds due first beyond a new held_max.  Kept offsets
- * are forgotten: the next bursts draw in the new window and slots.
- * O(ngroups), for the configuration path only.
+ * and widened windows are forgotten: the next bursts draw in the new
+ * window and slots.  O(ngroups), for the configuration path only.
  */
 static inline void desync_apply_params(struct desync_sched *s, u64 now)
 {
@@ -1134,7 +1206,8 @@ static inline void desync_apply_params(struct desync_sched *s, u64 now)
 	for (i = 0; i < s->ngroups; i++) {
 		struct desync_group *g = &s->groups[i];
 
-		g->flags &= ~DESYNC_G_KEPT;
+		g->flags &= ~(DESYNC_G_KEPT | DESYNC_G_TIMEOUT |
+			      DESYNC_G_WIDEN_MASK);
 		if (g->state != DESYNC_HELD)
 			continue;
 		if (g->segs >= s->p.hold_limit) {

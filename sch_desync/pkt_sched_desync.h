@@ -32,6 +32,7 @@ enum {
 	TCA_DESYNC_SLOT_MAP,		/* struct tc_desync_slot_entry[], may be empty */
 	TCA_DESYNC_STICKY,		/* u32: 1 = keep offsets that met no loss */
 	TCA_DESYNC_CE_BACKLOG,		/* u32: segments queued ahead, 0 = off */
+	TCA_DESYNC_WIDEN,		/* u32: offset_max steps timeouts add */
 	__TCA_DESYNC_MAX
 };
 
@@ -49,6 +50,7 @@ enum tc_desync_group_by {
 #define TC_DESYNC_BYPASS_PRIO_MAX	63
 #define TC_DESYNC_SPREAD_MAX		100
 #define TC_DESYNC_SLOT_MAP_MAX		64
+#define TC_DESYNC_WIDEN_MAX		7
 
 /*
  * One entry of TCA_DESYNC_SLOT_MAP: bursts of the groups whose key (the

@@ -24,6 +24,10 @@
  *    burst until one of its local TCP senders recovers from a loss; then
  *    it draws again.  Hosts that collided move, the others stay, and the
  *    cluster settles on starts that fit.
+ *  - A group whose local TCP sender took a retransmit timeout widens its
+ *    window by one offset_max, up to 'widen' steps, and narrows again by
+ *    chance: the window follows the drain time of incasts whose workers'
+ *    smallest windows together overfill the bottleneck.
  *  - With group_by mark or prio, a slot map gives the bursts of chosen
  *    marks or priorities (jobs sharing the host) their own slot, as a
  *    planner assigns them; the other groups keep 'slot'.
@@ -111,6 +115,7 @@ static void desync_note_release(const struct desync_sched *s, u32 idx,
 #define DESYNC_DEF_HOLD_LIMIT	1024
 #define DESYNC_DEF_CE_US	1000
 #define DESYNC_DEF_CE_BACKLOG	44
+#define DESYNC_DEF_WIDEN	7
 
 #define DESYNC_LIMIT_MAX	1000000U
 #define DESYNC_GROUPS_MAX	BIT(18)
@@ -134,6 +139,7 @@ struct desync_config {
 	u32		ce_backlog;	/* segments */
 	u32		spread;		/* percent */
 	u32		sticky;		/* 0 or 1 */
+	u32		widen;		/* steps of offset_max */
 	u64		bypass_prio;
 	u64		seed;
 };
@@ -357,23 +363,26 @@ static u32 desync_skb_segs(const struct sk_buff *skb)
 }
 
 /*
- * Whether the local TCP sender of @skb is recovering from a loss (fast
- * recovery or a retransmit timeout): what makes a sticky group draw a
- * new offset, and what keeps its retransmission from starting a burst.
- * ECN's congestion window reduction (CA_CWR) is not a loss: DCTCP meets
- * it on every burst that shares a port.
+ * Whether the local TCP sender of @skb is recovering from a loss: 0, or
+ * TCP_CA_Recovery (fast recovery) or TCP_CA_Loss (a retransmit timeout).
+ * Either makes a sticky group draw a new offset and keeps the
+ * retransmission from starting a burst; a timeout also widens the window
+ * of a group with widen.  ECN's congestion window reduction (CA_CWR) is
+ * not a loss: DCTCP meets it on every burst that shares a port.
  */
-static bool desync_skb_sender_lost(const struct sk_buff *skb)
+static u8 desync_skb_sender_loss(const struct sk_buff *skb)
 {
 	const struct sock *sk = skb->sk;
+	u8 ca_state;
 
 	if (!sk || !sk_fullsock(sk) || !sk_is_tcp(sk))
-		return false;
+		return 0;
 	/*
 	 * Written under the socket lock; a stale state only moves a draw by
 	 * a packet.  The cast: data_race() cannot take a bitfield.
 	 */
-	return data_race((u8)inet_csk(sk)->icsk_ca_state) >= TCP_CA_Recovery;
+	ca_state = data_race((u8)inet_csk(sk)->icsk_ca_state);
+	return ca_state >= TCP_CA_Recovery ? ca_state : 0;
 }
 
 /*
@@ -403,7 +412,7 @@ static bool desync_skb_resends(const struct sk_buff *skb,
 /*
  * Silence shorter than two smoothed round trips of a TCP socket that has
  * data in flight is its ACK clock, not the end of its burst, and the
- * silence of a socket that has @lost (desync_skb_sender_lost()) was its
+ * silence of a socket that has @lost (desync_skb_sender_loss()) was its
  * retransmit timeout (see desync_sender_idle()), as is that of one that
  * resends data (desync_skb_resends()).  Only local TCP senders
  * are known; forwarded and other traffic relies on 'idle' alone.  Only a
@@ -467,21 +476,22 @@ static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 {
 	struct desync_sched *core = &q->core;
 	bool idle = core->groups[idx].state == DESYNC_IDLE;
-	/* Read only where it is used: a sticky group, or a possible start. */
-	bool lost = (idle || core->p.sticky) && desync_skb_sender_lost(skb);
+	/* Read only where it is used: a group that learns, or a possible start. */
+	u8 loss = idle || core->p.sticky || core->p.widen ?
+		  desync_skb_sender_loss(skb) : 0;
 	u32 slot = core->p.slot;
 
 	if (idle && q->slot_map)
 		slot = desync_map_slot(q, pk);
-	if (core->p.sticky && lost)
-		desync_note_loss(core, idx);
+	if (loss)
+		desync_note_loss(core, idx, loss == TCP_CA_Loss);
 	if (desync_backlog_mark(core, idx) && INET_ECN_set_ce(skb)) {
 		desync_skb_cb(skb)->marked = 1;
 		q->stat_ce_mark++;
 	}
 	/* The sender's round trip only matters at a possible start. */
 	desync_enqueue_slot(core, idx, now,
-			    idle ? desync_skb_sender_idle(skb, lost) : 0, segs, slot);
+			    idle ? desync_skb_sender_idle(skb, loss) : 0, segs, slot);
 }
 
 /* ---- packets waiting for their departure time (EDT), by skb->tstamp ---- */
@@ -910,6 +920,7 @@ static const struct nla_policy desync_policy[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_SLOT_MAP]		= { .type = NLA_BINARY },
 	[TCA_DESYNC_STICKY]		= { .type = NLA_U32 },
 	[TCA_DESYNC_CE_BACKLOG]		= { .type = NLA_U32 },
+	[TCA_DESYNC_WIDEN]		= { .type = NLA_U32 },
 };
 
 /* True when @attr is present and its u32 lies outside [min, max]. */
@@ -997,6 +1008,11 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 				    "desync: sticky must be 0 or 1");
 		return -EINVAL;
 	}
+	if (desync_out_of_range(tb[TCA_DESYNC_WIDEN], 0, TC_DESYNC_WIDEN_MAX)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_WIDEN],
+				    "desync: widen must be 0..7 steps");
+		return -EINVAL;
+	}
 
 	desync_get_u32(tb[TCA_DESYNC_LIMIT], &cfg->limit);
 	desync_get_u32(tb[TCA_DESYNC_GROUP_BY], &cfg->group_by);
@@ -1016,6 +1032,7 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 	desync_get_u32(tb[TCA_DESYNC_CE_BACKLOG], &cfg->ce_backlog);
 	desync_get_u32(tb[TCA_DESYNC_SPREAD], &cfg->spread);
 	desync_get_u32(tb[TCA_DESYNC_STICKY], &cfg->sticky);
+	desync_get_u32(tb[TCA_DESYNC_WIDEN], &cfg->widen);
 	if (tb[TCA_DESYNC_SEED])
 		cfg->seed = nla_get_u64(tb[TCA_DESYNC_SEED]);
 	if (tb[TCA_DESYNC_BYPASS_PRIO])
@@ -1148,6 +1165,7 @@ static void desync_set_params(struct desync_sched_data *q,
 	p->ce_backlog = cfg->ce_backlog;
 	p->spread = DIV_ROUND_UP(cfg->spread << 16, 100);
 	p->sticky = cfg->sticky;
+	p->widen = cfg->widen;
 	p->quantum = quantum;
 	/* Derived once here, not each time the watchdog is armed. */
 	desync_set_hold_slack(&q->core);
@@ -1225,6 +1243,7 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cfg.ce_backlog, cfg.ce_backlog);
 	WRITE_ONCE(q->cfg.spread, cfg.spread);
 	WRITE_ONCE(q->cfg.sticky, cfg.sticky);
+	WRITE_ONCE(q->cfg.widen, cfg.widen);
 	WRITE_ONCE(q->cfg.bypass_prio, cfg.bypass_prio);
 	WRITE_ONCE(q->cfg.seed, cfg.seed);
 	WRITE_ONCE(sch->limit, cfg.limit);
@@ -1309,6 +1328,7 @@ static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 	cfg->ce_backlog = DESYNC_DEF_CE_BACKLOG;
 	cfg->spread = DESYNC_DEF_SPREAD;
 	cfg->sticky = DESYNC_DEF_STICKY;
+	cfg->widen = DESYNC_DEF_WIDEN;
 	cfg->bypass_prio = 0;
 	/* Every host draws on its own: that is what spreads them apart. */
 	cfg->seed = get_random_u64();
@@ -1364,6 +1384,7 @@ static int desync_dump(struct Qdisc *sch, struct sk_buff *skb)
 			      READ_ONCE(q->cfg.bypass_prio), TCA_DESYNC_PAD) ||
 	    nla_put_u32(skb, TCA_DESYNC_SPREAD, READ_ONCE(q->cfg.spread)) ||
 	    nla_put_u32(skb, TCA_DESYNC_STICKY, READ_ONCE(q->cfg.sticky)) ||
+	    nla_put_u32(skb, TCA_DESYNC_WIDEN, READ_ONCE(q->cfg.widen)) ||
 	    nla_put_u32(skb, TCA_DESYNC_CE_BACKLOG,
 			READ_ONCE(q->cfg.ce_backlog)))
 		goto nla_put_failure;
@@ -1426,6 +1447,7 @@ static int __init desync_module_init(void)
 	BUILD_BUG_ON(DESYNC_GROUP_BY_PRIO != TC_DESYNC_GROUP_BY_PRIO);
 	BUILD_BUG_ON(DESYNC_BYPASS_PRIO_MAX != TC_DESYNC_BYPASS_PRIO_MAX);
 	BUILD_BUG_ON(DESYNC_SLOT_RANDOM != TC_DESYNC_SLOT_RANDOM);
+	BUILD_BUG_ON(DESYNC_WIDEN_MAX != TC_DESYNC_WIDEN_MAX);
 	BUILD_BUG_ON(DESYNC_PRIO_MASK != TC_PRIO_MAX);
 	BUILD_BUG_ON(DESYNC_PRIO_CONTROL != TC_PRIO_CONTROL);
 	BUILD_BUG_ON(DESYNC_TCP_FIN != TCPHDR_FIN);

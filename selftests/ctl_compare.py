@@ -48,6 +48,7 @@ PROM = {
     "desync_ce_backlog_segments": ("options.ce_backlog", 1),
     "desync_spread_ratio": ("options.spread", Decimal("0.01")),
     "desync_sticky": ("options.sticky", 1),
+    "desync_widen_steps": ("options.widen", 1),
 }
 SAMPLE = re.compile(r'^([a-z_]+)\{dev="([^"]*)",handle="([^"]*)",parent="([^"]*)"[^}]*\} (\S+)$')
 

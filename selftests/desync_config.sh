@@ -23,7 +23,7 @@ RETRY_TESTS=
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
-DESYNC_OPTS="limit group_by groups idle offset_max slots slot seed hold_limit ce_threshold ce_backlog spread bypass_prio sticky"
+DESYNC_OPTS="limit group_by groups idle offset_max slots slot seed hold_limit ce_threshold ce_backlog spread bypass_prio sticky widen"
 DESYNC_XSTATS="bursts held hold_time early_release ce_mark drop_overlimit bypass throttled groups_active groups_held"
 REF_OPTS=
 
@@ -47,6 +47,7 @@ qdisc_defaults()
 	assert_eq "bypass_prio" "${SNAP[desync:opt.bypass_prio]}" none
 	assert_eq "spread" "${SNAP[desync:opt.spread]}" 0
 	assert_eq "sticky" "${SNAP[desync:opt.sticky]}" True
+	assert_eq "widen" "${SNAP[desync:opt.widen]}" 7
 	is_int "${SNAP[desync:opt.seed]}" || fail "seed missing from JSON options"
 	for x in $DESYNC_XSTATS; do
 		is_int "${SNAP[desync:$x]}" || fail "xstat $x missing from tc -j -s"
@@ -69,7 +70,8 @@ qdisc_all_options()
 
 	tcok qdisc add dev "$DEV" root handle 2: desync limit 5000 group_by flow \
 		groups 256 idle 5ms offset_max 20ms slots 4 slot 2 seed 42 \
-		hold_limit 100 ce_threshold 3ms spread 40 bypass_prio 1,3,5 nosticky || return
+		hold_limit 100 ce_threshold 3ms spread 40 bypass_prio 1,3,5 nosticky \
+		widen 3 || return
 	snap
 	assert_eq "limit" "${SNAP[desync:opt.limit]}" 5000
 	assert_eq "group_by" "${SNAP[desync:opt.group_by]}" flow
@@ -84,11 +86,12 @@ qdisc_all_options()
 	assert_eq "bypass_prio" "${SNAP[desync:opt.bypass_prio]}" 1,3,5
 	assert_eq "spread" "${SNAP[desync:opt.spread]}" 40
 	assert_eq "sticky" "${SNAP[desync:opt.sticky]}" False
+	assert_eq "widen" "${SNAP[desync:opt.widen]}" 3
 
 	txt=$(tca -d qdisc show dev "$DEV")
 	for pat in "limit 5000p" "group_by flow" "groups 256" "idle 5ms" \
 		   "offset_max 20ms" "slots 4" "slot 2" "seed 42" "hold_limit 100p" \
-		   "ce_threshold 3ms" "spread 40%" "bypass_prio 1,3,5" " nosticky "; do
+		   "ce_threshold 3ms" "spread 40%" "bypass_prio 1,3,5" " nosticky " "widen 3"; do
 		[[ $txt == *"$pat"* ]] || fail "tc -d show lacks '$pat': $txt"
 	done
 
@@ -244,6 +247,7 @@ bad_input_tc()
 	expect_reject_tc 0 offset_max -1ms
 	expect_reject_tc 0 spread 101
 	expect_reject_tc 0 sticky 1
+	expect_reject_tc 0 widen 8
 
 	# A rejected add leaves no qdisc behind.
 	tca qdisc del dev "$DEV" root
@@ -306,6 +310,8 @@ bad_input_netlink()
 	expect_reject_nl spread=101
 	expect_reject_nl sticky=2
 	expect_reject_nl sticky=4294967295
+	expect_reject_nl widen=8
+	expect_reject_nl widen=4294967295
 	expect_reject_nl u8:1=5			# limit one byte long
 	expect_reject_nl u32:8=5		# seed four bytes long
 	# Valid first attribute, invalid later one: nothing may be half-applied.

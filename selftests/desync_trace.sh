@@ -5,7 +5,8 @@
 # read through tracefs: one event per burst start and per hold end, with
 # the device, handle, group, offset, slot and hold they describe, and
 # sums equal to tc's counters.  The exact offsets also show sticky
-# offsets kept from burst to burst and drawn again after a TCP loss.  Then tools/desyncctl/desync-holds.bt
+# offsets kept from burst to burst and drawn again after a TCP loss, and
+# the window widened by a retransmit timeout.  Then tools/desyncctl/desync-holds.bt
 # (bpftrace) histograms holds and sojourn, where bpftrace is installed.
 #
 # Usage: desync_trace.sh      (root, in the test VM; see selftests/README.md)
@@ -17,6 +18,7 @@ ALL_TESTS="
 	trace_hold_at_window_end
 	trace_sticky_offsets
 	trace_sticky_redraw_on_loss
+	trace_widen_on_timeout
 	trace_bpftrace_holds
 "
 RETRY_TESTS="trace_burst_release trace_hold_at_window_end"
@@ -229,24 +231,24 @@ trace_sticky_offsets()
 }
 
 # A TCP sender sends three messages, then one whose ACKs are lost until it
-# times out and retransmits, then two more.  The retransmissions repair
-# the fourth burst and start none; the first four bursts keep one offset,
-# the loss makes the fifth draw a new one, which the sixth keeps.  The
-# tail loss probe, 10ms or more after the fourth burst with the socket
-# still open, starts none either: with holds of at most 4ms the sender's
-# round trip stays far below 5ms, so the probe's silence is always longer
-# than both idle and two round trips.
-trace_sticky_redraw_on_loss()
+# times out and retransmits, then two more, through the desync root that
+# the caller added on $PEER.  The retransmissions repair the fourth burst
+# and start none, so six bursts start.  The tail loss probe, 10ms or more
+# after the fourth burst with the socket still open, starts none either:
+# with holds of at most 8ms the sender's round trip stays far below 5ms,
+# so the probe's silence is always longer than both idle and two round
+# trips.  Sets OFFS to the bursts' offsets (ns).
+tcp_timeout_bursts()	# PORT
 {
-	local res rc offs=() n
+	local res rc
 
-	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms spread 0 || return
-	tcp_sink_start 9006 "$TMPD/sticky" || return
-	trace_on || return
+	OFFS=()
+	tcp_sink_start "$1" "$TMPD/timeout-$1" || return 1
+	trace_on || return 1
 	res=$(pyrun '
 import fcntl, socket, struct, subprocess, sys, time
 SIOCOUTQ, TCP_CA_LOSS = 0x5411, 4
-ns, peer = sys.argv[2], sys.argv[3]
+ns, peer, port = sys.argv[2], sys.argv[3], int(sys.argv[4])
 def tc(verb, *a):
     subprocess.run(["tc", "-n", ns, "qdisc", verb, "dev", peer, "root"] + list(a),
                    check=True)
@@ -258,7 +260,7 @@ def acked(s, what):
             return
         time.sleep(0.005)
     sys.exit("%s never acknowledged" % what)
-s = socket.create_connection((sys.argv[1], 9006), timeout=30)
+s = socket.create_connection((sys.argv[1], port), timeout=30)
 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 for i in range(6):
     if i == 3:
@@ -277,27 +279,55 @@ for i in range(6):
     time.sleep(0.1)
 print(struct.unpack_from("I", info(s), 100)[0])
 s.close()
-' "$B4" "$NS_B" "$PEER" 2>&1)
+' "$B4" "$NS_B" "$PEER" "$1" 2>&1)
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
 		fail "TCP sender failed: $res"
-		return
+		return 1
 	fi
 	wait "$SINK_PID"
 	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
-	read -ra offs <<< "$(trace_fields desync_burst offset_ns | tr '\n' ' ')"
-	n=${#offs[@]}
-	note "retransmitted segments $res; offsets_ns ${offs[*]}"
+	read -ra OFFS <<< "$(trace_fields desync_burst offset_ns | tr '\n' ' ')"
+	note "retransmitted segments $res; offsets_ns ${OFFS[*]}"
 	assert_cmp "retransmitted segments" "$res" -ge 1
 	# Three before, one for the lost message, two after; no retransmission.
-	assert_eq "bursts" "$n" 6
-	[ "$n" -eq 6 ] || return
-	same_offsets 4000000 "${offs[@]:0:4}" ||
-		fail "the first four bursts did not keep one offset: ${offs[*]}"
-	same_offsets 4000000 "${offs[@]:4:2}" ||
-		fail "the last two bursts did not keep one offset: ${offs[*]}"
-	! same_offsets 4000000 "${offs[0]}" "${offs[5]}" ||
-		fail "the loss did not draw a new offset: ${offs[*]}"
+	assert_eq "bursts" "${#OFFS[@]}" 6
+	[ "${#OFFS[@]}" -eq 6 ]
+}
+
+# Sticky offsets around a retransmit timeout (widen 0, so that the window
+# stays): the first four bursts keep one offset, the loss makes the fifth
+# draw a new one, which the sixth keeps.
+trace_sticky_redraw_on_loss()
+{
+	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms spread 0 \
+		widen 0 || return
+	tcp_timeout_bursts 9006 || return
+	same_offsets 4000000 "${OFFS[@]:0:4}" ||
+		fail "the first four bursts did not keep one offset: ${OFFS[*]}"
+	same_offsets 4000000 "${OFFS[@]:4:2}" ||
+		fail "the last two bursts did not keep one offset: ${OFFS[*]}"
+	! same_offsets 4000000 "${OFFS[0]}" "${OFFS[5]}" ||
+		fail "the loss did not draw a new offset: ${OFFS[*]}"
+}
+
+# widen: the timeout widens the window of the next burst by one
+# offset_max.  In the last of four slots of a 4ms window every offset
+# lies in [3ms, 4ms); widened to 8ms, in [6ms, 8ms).  The sixth burst
+# keeps the wide window or, one time in 64, narrows back.
+trace_widen_on_timeout()
+{
+	local i
+
+	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms spread 0 \
+		slots 4 slot 3 widen 1 || return
+	tcp_timeout_bursts 9007 || return
+	for i in 0 1 2 3; do
+		assert_range "offset of burst $((i + 1)), before the timeout (ns)" \
+			"${OFFS[i]}" 3000000 3999999
+	done
+	assert_range "offset of burst 5, after the timeout (ns)" "${OFFS[4]}" 6000000 7999999
+	assert_range "offset of burst 6 (ns)" "${OFFS[5]}" 3000000 7999999
 }
 
 trace_bpftrace_holds()

@@ -45,7 +45,8 @@ static void explain(void)
 		"                  [ seed S ] [ hold_limit SEGMENTS ] [ ce_threshold TIME ]\n"
 		"                  [ ce_backlog SEGMENTS ] [ spread PERCENT ]\n"
 		"                  [ bypass_prio {P[,P...]|none} ]\n"
-		"                  [ slot_map {KEY:SLOT[,KEY:SLOT...]|none} ] [ sticky | nosticky ]\n");
+		"                  [ slot_map {KEY:SLOT[,KEY:SLOT...]|none} ] [ sticky | nosticky ]\n"
+		"                  [ widen N ]\n");
 }
 
 /* Indexed by enum tc_desync_group_by */
@@ -65,6 +66,7 @@ enum desync_arg {
 	DESYNC_ARG_SLOT,	/* a number or "random" */
 	DESYNC_ARG_PRIOS,	/* P[,P...] or "none", sent as a bitmap */
 	DESYNC_ARG_PERCENT,	/* N or N%, 0..100 */
+	DESYNC_ARG_STEPS,	/* a U32 in 0..TC_DESYNC_WIDEN_MAX */
 	DESYNC_ARG_SLOT_MAP,	/* KEY:SLOT[,KEY:SLOT...] or "none", an array */
 	DESYNC_ARG_ON,		/* a word alone that sends 1 */
 	DESYNC_ARG_OFF,		/* a word alone that sends 0 */
@@ -116,6 +118,8 @@ static const struct desync_opt {
 	  "up to 64 MARK:SLOT or PRIO:SLOT pairs separated by commas, or none" },
 	{ "sticky",	  TCA_DESYNC_STICKY,	   DESYNC_ARG_ON,	NULL },
 	{ "nosticky",	  TCA_DESYNC_STICKY,	   DESYNC_ARG_OFF,	NULL },
+	{ "widen",	  TCA_DESYNC_WIDEN,	   DESYNC_ARG_STEPS,
+	  "a number of steps 0..7" },
 };
 
 static const struct desync_opt *desync_find_opt(const char *word)
@@ -360,6 +364,9 @@ static int desync_parse_arg(const struct desync_opt *opt, const char *arg,
 		return desync_get_prios(val, arg);
 	case DESYNC_ARG_PERCENT:
 		return desync_get_percent(val, arg);
+	case DESYNC_ARG_STEPS:
+		/* The kernel checks the bound too; this gives the hint. */
+		return desync_get_unsigned(val, arg, TC_DESYNC_WIDEN_MAX);
 	case DESYNC_ARG_SLOT_MAP:
 		break;	/* not a number: desync_get_slot_map() */
 	case DESYNC_ARG_ON:
@@ -638,6 +645,9 @@ static int desync_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 		print_bool(PRINT_JSON, "sticky", NULL, v32);
 		print_string(PRINT_FP, NULL, "%s ", v32 ? "sticky" : "nosticky");
 	}
+
+	if (desync_get_u32(tb, TCA_DESYNC_WIDEN, &v32))
+		print_uint(PRINT_ANY, "widen", "widen %u ", v32);
 
 	return 0;
 }

@@ -73,6 +73,7 @@ Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups 
                   [ ce_backlog SEGMENTS ] [ spread PERCENT ]
                   [ bypass_prio {P[,P...]|none} ]
                   [ slot_map {KEY:SLOT[,KEY:SLOT...]|none} ] [ sticky | nosticky ]
+                  [ widen N ]
 EOF
 run_tc qdisc add dev lo root desync help
 # The version line follows the usage; it is checked on its own below.
@@ -126,6 +127,16 @@ bad "spread 101" 'desync: illegal "spread" value "101"' spread 101
 bad "spread -1" 'desync: illegal "spread" value "-1"' spread -1
 bad "spread %" 'desync: illegal "spread" value "%"' spread %
 bad "spread 25x" 'desync: illegal "spread" value "25x"' spread 25x
+bad "widen without a value" 'desync: "widen" needs a value' widen
+bad "widen without a value after sticky" 'desync: "widen" needs a value' \
+	sticky widen
+bad "widen 8 (over 7 steps)" \
+	'desync: illegal "widen" value "8" (want a number of steps 0..7)' widen 8
+bad "widen -1" 'desync: illegal "widen" value "-1"' widen -1
+bad "widen x" 'desync: illegal "widen" value "x"' widen x
+bad "widen 2^32" 'desync: illegal "widen" value "4294967296"' widen 4294967296
+bad "widen 3p (steps, not segments)" 'desync: illegal "widen" value "3p"' \
+	widen 3p
 bad "offset_max 5000s overflows u32 us" \
 	'desync: illegal "offset_max" value "5000s"' offset_max 5000s
 bad "ce_threshold 1ns below tc's units" \
@@ -177,8 +188,8 @@ add "limit 5p, as tc prints it" "limit=5" limit 5p
 add "hold_limit in hex with a p" "hold_limit=16" hold_limit 0x10p
 add "ce_backlog 0p" "ce_backlog=0" ce_backlog 0p
 add "every option" \
-	"limit=10000 group_by=1 groups=1024 idle=2000 offset_max=1000 slots=8 slot=3 seed=0x123456789abcdef0 hold_limit=256 ce_threshold=500 bypass_prio=0x8000000000000028 spread=40 ce_backlog=64" \
-	spread 40% bypass_prio 3,5,63 ce_backlog 64 ce_threshold 500us hold_limit 256 \
+	"limit=10000 group_by=1 groups=1024 idle=2000 offset_max=1000 slots=8 slot=3 seed=0x123456789abcdef0 hold_limit=256 ce_threshold=500 bypass_prio=0x8000000000000028 spread=40 ce_backlog=64 widen=3" \
+	widen 3 spread 40% bypass_prio 3,5,63 ce_backlog 64 ce_threshold 500us hold_limit 256 \
 	seed 0x123456789abcdef0 slot 3 slots 8 offset_max 1ms idle 2ms \
 	groups 1024 group_by flow limit 10000
 add "group_by dst" "group_by=0" group_by dst
@@ -206,6 +217,12 @@ add "spread 100%" "spread=100" spread 100%
 add "sticky takes no value" "sticky=1" sticky
 add "nosticky takes no value" "sticky=0" nosticky
 add "the last of nosticky and sticky wins" "sticky=1" nosticky sticky
+add "widen 0 (a fixed window)" "widen=0" widen 0
+add "widen 7 (the most steps)" "widen=7" widen 7
+add "widen in hex" "widen=5" widen 0x5
+add "widen after sticky" "sticky=1 widen=2" sticky widen 2
+good "change of widen alone" "widen=1" -- \
+	qdisc change dev lo root desync widen 1
 add "nosticky between valued options" "idle=500 offset_max=2000 sticky=0" \
 	idle 500us nosticky offset_max 2ms
 add "seed decimal u64 max" "seed=0xffffffffffffffff" seed 18446744073709551615

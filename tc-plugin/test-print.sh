@@ -76,16 +76,16 @@ XS_ALL="xstats=1,2,3000,4,5,6,7,8,9,10"
 
 dump limit=10000 group_by=0 groups=1024 idle=2000 offset_max=20000 slots=1 \
 	slot=0xffffffff seed=123 hold_limit=256 ce_threshold=1000 ce_backlog=44 \
-	bypass_prio=0x28 spread=25 "$XS_ALL"
+	bypass_prio=0x28 spread=25 widen=7 "$XS_ALL"
 text "options as text" 1 \
-	"$HEAD limit 10000p group_by dst groups 1024 idle 2ms offset_max 20ms slots 1 slot random seed 123 hold_limit 256p ce_threshold 1ms ce_backlog 44p spread 25% bypass_prio 3,5 "
+	"$HEAD limit 10000p group_by dst groups 1024 idle 2ms offset_max 20ms slots 1 slot random seed 123 hold_limit 256p ce_threshold 1ms ce_backlog 44p spread 25% bypass_prio 3,5 widen 7 "
 text "xstats as text" 4 \
 	" bursts 1 held 2 hold_time 3us early_release 4 ce_mark 5 drop_overlimit 6 bypass 7 throttled 8 groups_active 9 groups_held 10"
 json "options as JSON" 'o == {"limit": 10000, "group_by": "dst",
 	"groups": 1024, "idle": 2000, "offset_max": 20000, "slots": 1,
 	"slot": "random", "seed": "123", "hold_limit": 256,
 	"ce_threshold": 1000, "ce_backlog": 44, "spread": 25,
-	"bypass_prio": [3, 5]}'
+	"bypass_prio": [3, 5], "widen": 7}'
 json "xstats as JSON at the qdisc level" \
 	'{k: q[k] for k in ("bursts", "held", "hold_time", "early_release",
 	"ce_mark", "drop_overlimit", "bypass", "throttled", "groups_active",
@@ -134,6 +134,22 @@ dump ce_backlog=0
 text "ce_backlog 0 (off)" 1 "$HEAD ce_backlog 0p "
 json "ce_backlog is an integer of segments" 'o == {"ce_backlog": 0}'
 
+dump widen=0
+text "widen 0 (a fixed window)" 1 "$HEAD widen 0 "
+json "widen 0 is the integer 0" 'o == {"widen": 0}'
+
+dump sticky=1 widen=7
+text "widen right after sticky" 1 "$HEAD sticky widen 7 "
+json "widen is an integer of steps beside sticky" \
+	'o == {"sticky": True, "widen": 7}'
+
+dump offset_max=4000 ce_backlog=44 sticky=0 widen=3
+text "widen after nosticky, ce_backlog before them" 1 \
+	"$HEAD offset_max 4ms ce_backlog 44p nosticky widen 3 "
+json "widen with the other options in JSON" \
+	'o == {"offset_max": 4000, "ce_backlog": 44, "sticky": False,
+	"widen": 3}'
+
 dump xstats=0,0,1500000000
 text "long hold_time" 4 \
 	" bursts 0 held 0 hold_time 1.5s early_release 0 ce_mark 0 drop_overlimit 0 bypass 0 throttled 0 groups_active 0 groups_held 0"
@@ -151,7 +167,7 @@ dump limit=7 "$XS_ALL" xstats_len=80
 json "newer kernel: longer xstats" \
 	'q["groups_held"] == 10 and q["bursts"] == 1'
 
-dump limit=7 group_by=9 attr17=5 attr40=6
+dump limit=7 group_by=9 attr18=5 attr40=6
 text "newer kernel: unknown attribute and grouping" 1 \
 	"$HEAD limit 7p group_by 9 "
 json "newer kernel: unknown attribute and grouping in JSON" \

@@ -119,9 +119,12 @@ trip "largest seed, slot random" "slot random seed 18446744073709551615" \
 trip "no bypass priorities, empty slot_map, nosticky" \
 	"bypass_prio none slot_map none nosticky" \
 	bypass_prio none slot_map none nosticky
+trip "widen 0 (a fixed window)" "widen 0" widen 0
+trip "widen 7, the largest" "widen 7" widen 7
+trip "widen in hex" "nosticky widen 3" nosticky widen 0x3
 trip "every option" \
-	"limit 10000p group_by flow groups 1024 idle 2ms offset_max 999999us slots 8 slot 3 seed 1311768467463790320 hold_limit 256p ce_threshold 1234us ce_backlog 44p spread 40% bypass_prio 0,3,5,63 slot_map 1:0,16:3 sticky" \
-	sticky slot_map 1:0,0x10:3 bypass_prio 3,5,63,0 spread 40% \
+	"limit 10000p group_by flow groups 1024 idle 2ms offset_max 999999us slots 8 slot 3 seed 1311768467463790320 hold_limit 256p ce_threshold 1234us ce_backlog 44p spread 40% bypass_prio 0,3,5,63 slot_map 1:0,16:3 sticky widen 5" \
+	widen 5 sticky slot_map 1:0,0x10:3 bypass_prio 3,5,63,0 spread 40% \
 	ce_backlog 44p ce_threshold 1234us hold_limit 256 \
 	seed 0x123456789abcdef0 slot 3 slots 8 offset_max 999999us idle 2ms \
 	groups 1024 group_by flow limit 10000

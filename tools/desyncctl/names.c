@@ -15,7 +15,7 @@ const int dsq_opt_order[] = {
 	TCA_DESYNC_IDLE, TCA_DESYNC_OFFSET_MAX, TCA_DESYNC_SLOTS,
 	TCA_DESYNC_SLOT, TCA_DESYNC_SEED, TCA_DESYNC_HOLD_LIMIT,
 	TCA_DESYNC_CE_THRESHOLD, TCA_DESYNC_CE_BACKLOG, TCA_DESYNC_SPREAD,
-	TCA_DESYNC_BYPASS_PRIO, TCA_DESYNC_STICKY,
+	TCA_DESYNC_BYPASS_PRIO, TCA_DESYNC_STICKY, TCA_DESYNC_WIDEN,
 };
 
 const size_t dsq_opt_count = ARRAY_SIZE(dsq_opt_order);
@@ -35,6 +35,7 @@ static const char * const dsq_opt_names[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_BYPASS_PRIO]	= "bypass_prio",
 	[TCA_DESYNC_SPREAD]		= "spread",
 	[TCA_DESYNC_STICKY]		= "sticky",
+	[TCA_DESYNC_WIDEN]		= "widen",
 };
 
 static const char * const dsq_group_by_names[] = {

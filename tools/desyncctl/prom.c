@@ -153,6 +153,9 @@ static const struct prom_metric prom_metrics[] = {
 	{ "desync_sticky", "gauge",
 	  "1 when a group keeps its offset until a sender loses a packet (option sticky).",
 	  PROM_COUNT, get_opt, TCA_DESYNC_STICKY },
+	{ "desync_widen_steps", "gauge",
+	  "Steps of offset_max a group's window may widen by after retransmit timeouts, 0 fixed (option widen).",
+	  PROM_COUNT, get_opt, TCA_DESYNC_WIDEN },
 };
 
 /*

@@ -78,6 +78,7 @@
 #define DEF_HOLD_LIMIT		1024
 #define DEF_CE			1000
 #define DEF_CE_BACKLOG		44
+#define DEF_WIDEN		7
 #define LIMIT_MAX		1000000U
 #define GROUPS_MAX		262144U
 #define IDLE_MAX		10000000U
@@ -139,6 +140,7 @@ static const struct attr_info ainfo[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_SLOT_MAP]		= { "slot_map", 0, 0, 0 },
 	[TCA_DESYNC_STICKY]		= { "sticky", 4, 0, 1 },
 	[TCA_DESYNC_CE_BACKLOG]		= { "ce_backlog", 4, 0, CE_BACKLOG_MAX },
+	[TCA_DESYNC_WIDEN]		= { "widen", 4, 0, TC_DESYNC_WIDEN_MAX },
 };
 
 #define MAP_ENTRY		sizeof(struct tc_desync_slot_entry)
@@ -830,6 +832,7 @@ static void state_defaults(struct state *s)
 	s->v[TCA_DESYNC_SPREAD] = DEF_SPREAD;
 	s->v[TCA_DESYNC_STICKY] = DEF_STICKY;
 	s->v[TCA_DESYNC_CE_BACKLOG] = DEF_CE_BACKLOG;
+	s->v[TCA_DESYNC_WIDEN] = DEF_WIDEN;
 	s->map_len = 0;
 	/* desync_init() draws a random seed. */
 	s->seed_known = false;

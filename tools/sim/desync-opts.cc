@@ -26,6 +26,7 @@ const uint32_t kSlotsMax = 1024;
 const uint64_t kCeMaxUs = 1000000;
 const unsigned kBypassPrioMax = 63;
 const size_t kSlotMapMax = 64;
+const uint32_t kWidenMax = 7;
 
 bool ParseUnsigned(const std::string &arg, uint64_t max, uint64_t *val)
 {
@@ -208,6 +209,9 @@ std::string DesyncParseWords(const std::string &words, DesyncConfig *cfg)
 		} else if (name == "ce_backlog") {
 			ok = ParseUnsigned(arg, kLimitMax, &v);
 			cfg->ce_backlog = static_cast<uint32_t>(v);
+		} else if (name == "widen") {
+			ok = ParseUnsigned(arg, kWidenMax, &v);
+			cfg->widen = static_cast<uint32_t>(v);
 		} else if (name == "spread") {
 			std::string num = arg;
 

@@ -26,6 +26,7 @@ struct DesyncConfig {
 	uint32_t hold_limit = 1024;
 	uint32_t ce_threshold_us = 1000;
 	uint32_t ce_backlog = 44;	/* segments */
+	uint32_t widen = 7;		/* offset_max steps timeouts may add */
 	uint32_t spread = 0;		/* percent of the last burst */
 	bool sticky = true;		/* keep offsets that met no loss */
 	uint64_t bypass_prio = 0;

@@ -141,6 +141,7 @@ void DesyncQueueDisc::Configure(const DesyncConfig &cfg, uint64_t seed,
 	p->spread = ((cfg.spread << 16) + 99) / 100;
 	p->sticky = cfg.sticky;
 	p->ce_backlog = cfg.ce_backlog;
+	p->widen = cfg.widen;
 	desync_set_hold_slack(&m_core);
 	desync_seed(&m_core, seed);
 	m_perturbation = Mix32(seed ^ 0x5bd1e995ULL);
@@ -289,8 +290,8 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 			if (e.first == (m_core.p.group_by == DESYNC_GROUP_BY_PRIO ?
 					pk.prio : pk.mark))
 				slot = e.second;
-	if (m_core.p.sticky && snd.lost)
-		desync_note_loss(&m_core, idx);
+	if (snd.lost)
+		desync_note_loss(&m_core, idx, snd.timeout);
 	if (desync_backlog_mark(&m_core, idx) && Mark(item, "ce_backlog")) {
 		n->marked = true;
 		m_ceMarks++;

@@ -32,6 +32,7 @@ class DesyncQueueDisc : public QueueDisc
 	struct Sender {
 		uint64_t idle_ns = 0;	/* desync_sender_idle(), 0 when unknown */
 		bool lost = false;	/* recovering from a loss */
+		bool timeout = false;	/* from a retransmit timeout */
 	};
 	using SenderFn = std::function<Sender(const Ipv4Header &, const TcpHeader &)>;
 

@@ -167,6 +167,7 @@ bad_opt --hostRate=fast
 bad_opt --desync="offset_max"
 bad_opt --desync="groups 3"
 bad_opt --desync="sticky 1"
+bad_opt --desync="widen 8"
 # Whole microseconds, as the plugin takes them.
 bad_opt --desync="idle 1.5us"
 bad_opt --desync="offset_max 0x10ms"

@@ -355,7 +355,7 @@ static void test_retransmission_starts_no_burst(void)
 	while (sim_dequeue(&sim, t + 5 * MS, NULL, NULL) != DESYNC_NONE)
 		;
 	/* Its tail lost: the timeout's retransmission leaves at once. */
-	desync_note_loss(&sim.s, 0);
+	desync_note_loss(&sim.s, 0, false);
 	sim_enqueue_sender(&sim, 0, 100, t + rto,
 			   desync_sender_idle(srtt, true, true));
 	CHECK(sim.s.st.bursts == 1);
@@ -1447,8 +1447,9 @@ static u64 sticky_burst(struct sim *sim, u32 idx, u64 t)
 	hold = sim->s.groups[idx].state == DESYNC_HELD ?
 	       sim->s.groups[idx].hold_ns : 0;
 	/* Past any offset: the next call starts a new burst. */
-	while (sim_dequeue(sim, t + sim->s.p.offset_max_ns + MS, NULL,
-			   NULL) != DESYNC_NONE)
+	while (sim_dequeue(sim, t + desync_window_cap(&sim->s,
+						      &sim->s.groups[idx]) + MS,
+			   NULL, NULL) != DESYNC_NONE)
 		;
 	check_invariants(sim);
 	CHECK(sim->s.groups[idx].state == DESYNC_IDLE);
@@ -1485,7 +1486,7 @@ static void test_sticky_offsets(void)
 
 		t += 500 * MS;
 		before = sticky_burst(&sim, 0, t);
-		desync_note_loss(&sim.s, 0);
+		desync_note_loss(&sim.s, 0, false);
 		t += 500 * MS;
 		after = sticky_burst(&sim, 0, t);
 		moved += !sticky_same(before, after, 100 * MS) &&
@@ -1500,7 +1501,7 @@ static void test_sticky_offsets(void)
 	h = sticky_burst(&sim, 0, t);
 	for (i = 0; i < 20; i++) {
 		t += 500 * MS;
-		desync_note_loss(&sim.s, 0);
+		desync_note_loss(&sim.s, 0, false);
 		first = sticky_burst(&sim, 0, t);
 		changed += first != h;
 		h = first;
@@ -1537,6 +1538,153 @@ static void test_sticky_offsets(void)
 	CHECK(changed >= 19);
 	sim_free(&sim);
 }
+
+/* One burst of group @idx at @t, drained; its hold (0 if none). */
+static u64 widen_burst(struct sim *sim, u32 idx, u64 t, bool timeout)
+{
+	if (timeout)
+		desync_note_loss(&sim->s, idx, true);
+	return sticky_burst(sim, idx, t);
+}
+
+/*
+ * widen: a retransmit timeout widens the group's next window by one
+ * offset_max, up to widen steps; fast recovery does not.  The last of
+ * four slots makes the window visible in every single hold.  Widened
+ * groups narrow by chance, one step in DESYNC_NARROW_ODDS bursts on
+ * average; a change forgets the steps; widen 0 changes no draw at all.
+ */
+static void test_widen_on_timeouts(void)
+{
+	const u64 om = 10 * MS;
+	u64 t = 10 * MS, h, a, b;
+	u32 i, wide = 0, last_wide = 0;
+	struct sim sim, ref;
+
+	sim_init(&sim, 2, 41);
+	sim.s.p.offset_max_ns = om;
+	sim.s.p.slots = 4;
+	sim.s.p.slot = 3;
+	sim.s.p.widen = 2;
+	/* The window of step k: [(k + 1) * 7.5 ms, (k + 1) * 10 ms). */
+	h = widen_burst(&sim, 0, t, false);
+	CHECK(h >= om * 3 / 4 && h < om);
+	/* Fast recovery is not a timeout: the window stays. */
+	t += 500 * MS;
+	desync_note_loss(&sim.s, 0, false);
+	h = widen_burst(&sim, 0, t, false);
+	CHECK(h >= om * 3 / 4 && h < om);
+	t += 500 * MS;
+	h = widen_burst(&sim, 0, t, true);
+	CHECK(h >= 2 * om * 3 / 4 && h < 2 * om);
+	t += 500 * MS;
+	h = widen_burst(&sim, 0, t, true);
+	CHECK(h >= 3 * om * 3 / 4 && h < 3 * om);
+	/* widen 2 is the cap. */
+	t += 500 * MS;
+	h = widen_burst(&sim, 0, t, true);
+	CHECK(h >= 3 * om * 3 / 4 && h < 3 * om);
+	/* The other group did not widen. */
+	CHECK(widen_burst(&sim, 1, t, false) < om);
+	/* Clean bursts narrow it, one step at a time, by chance. */
+	for (i = 0; i < 1000; i++) {
+		t += 500 * MS;
+		h = widen_burst(&sim, 0, t, false);
+		CHECK(h >= om * 3 / 4 && h < 3 * om);
+		if (h >= om) {
+			wide++;
+			last_wide = i;
+		}
+	}
+	/* Two steps at 1 in 64: about 128 wide bursts, not 0 nor all. */
+	CHECK(wide >= 32 && wide <= 512);
+	CHECK(last_wide < 900);
+	/* A lower widen caps a group already wider. */
+	t += 500 * MS;
+	widen_burst(&sim, 0, t, true);
+	t += 500 * MS;
+	widen_burst(&sim, 0, t, true);
+	sim.s.p.widen = 1;
+	t += 500 * MS;
+	h = widen_burst(&sim, 0, t, false);
+	CHECK(h < 2 * om);
+	/* A change forgets the steps. */
+	t += 500 * MS;
+	widen_burst(&sim, 0, t, true);
+	desync_apply_params(&sim.s, t + 600 * MS);
+	CHECK(!(sim.s.groups[0].flags &
+		(DESYNC_G_WIDEN_MASK | DESYNC_G_TIMEOUT)));
+	t += 500 * MS;
+	CHECK(widen_burst(&sim, 0, t, false) < om);
+	sim_free(&sim);
+
+	/* Never beyond the largest offset_max. */
+	sim_init(&sim, 1, 42);
+	sim.s.p.offset_max_ns = 400 * MS;
+	sim.s.p.widen = DESYNC_WIDEN_MAX;
+	sim.s.groups[0].flags |= DESYNC_G_WIDEN_MASK;
+	CHECK(desync_window(&sim.s, &sim.s.groups[0]) == DESYNC_OFFSET_MAX_NS);
+	sim.s.p.offset_max_ns = DESYNC_OFFSET_MAX_NS;
+	CHECK(desync_window(&sim.s, &sim.s.groups[0]) == DESYNC_OFFSET_MAX_NS);
+	sim_free(&sim);
+
+	/*
+	 * widen 0: timeouts change nothing, not even the draws (sticky
+	 * off, so that the loss itself moves nothing either).
+	 */
+	sim_init(&sim, 1, 43);
+	sim_init(&ref, 1, 43);
+	sim.s.p.offset_max_ns = ref.s.p.offset_max_ns = om;
+	for (i = 0; i < 100; i++) {
+		t += 500 * MS;
+		a = widen_burst(&sim, 0, t, i % 3 == 0);
+		b = widen_burst(&ref, 0, t, false);
+		CHECK(a == b);
+		CHECK(!(sim.s.groups[0].flags &
+			(DESYNC_G_WIDEN_MASK | DESYNC_G_TIMEOUT)));
+	}
+	sim_free(&sim);
+	sim_free(&ref);
+}
+
+/*
+ * With sticky and widen, a timeout both widens the window and draws a
+ * new offset in it; clean bursts keep their share of the wider window.
+ */
+static void test_widen_sticky(void)
+{
+	const u64 om = 10 * MS;
+	u64 t = 10 * MS, h, first;
+	u32 i, over = 0;
+	struct sim sim;
+
+	sim_init(&sim, 1, 44);
+	sim.s.p.offset_max_ns = om;
+	sim.s.p.sticky = 1;
+	sim.s.p.widen = 7;
+	first = widen_burst(&sim, 0, t, false);
+	for (i = 0; i < 7; i++) {
+		t += 500 * MS;
+		h = widen_burst(&sim, 0, t, true);
+		CHECK(h <= (u64)(i + 2) * om);
+		CHECK(!(sim.s.groups[0].flags & DESYNC_G_LOST));
+		over += h > om;
+	}
+	/* Seven draws in ever wider windows: most land beyond the first. */
+	CHECK(over >= 4);
+	CHECK(((sim.s.groups[0].flags & DESYNC_G_WIDEN_MASK) >>
+	       DESYNC_G_WIDEN_SHIFT) == 7);
+	/* Kept, while it lasts, in the wide window. */
+	t += 500 * MS;
+	first = widen_burst(&sim, 0, t, false);
+	t += 500 * MS;
+	h = widen_burst(&sim, 0, t, false);
+	CHECK(((sim.s.groups[0].flags & DESYNC_G_WIDEN_MASK) >>
+	       DESYNC_G_WIDEN_SHIFT) == 7);
+	CHECK(sticky_same(h, first, 8 * om));
+	sim_free(&sim);
+}
+
 
 /* With slots, a kept offset stays in its slot and reports it. */
 static void test_sticky_slots(void)
@@ -1676,6 +1824,8 @@ static const struct test tests[] = {
 	{ "requeue_never_holds", test_requeue_never_holds },
 	{ "reset", test_reset },
 	{ "sticky_offsets", test_sticky_offsets },
+	{ "widen_on_timeouts", test_widen_on_timeouts },
+	{ "widen_sticky", test_widen_sticky },
 	{ "sticky_slots", test_sticky_slots },
 	{ "sticky_slot_edges", test_sticky_slot_edges },
 	{ "sticky_mapped_slot", test_sticky_mapped_slot },
