@@ -7,7 +7,8 @@ Usage: bench.py RAW_DIR [ROW|NAME...]
 
 Without ROW, rows 1-7; "A" selects the ablations of the offset window,
 "S" those of sticky offsets (20 iterations), "R" the persistent incasts
-with a 10 ms minimum RTO.
+with a 10 ms minimum RTO, "F" the timeout-bound field incasts, "W" those
+of them that need a window wider than the default over more iterations.
 
 Rows are scaled to fit about half an hour on two cores (see ROWS); the
 environment variable BENCH_SEEDS sets the number of seeds (default 5),
@@ -123,13 +124,13 @@ ABLATIONS = [
 # any larger window, and without marking by backlog ("S", not part of
 # "make bench-sim").
 STICKY_QDISCS = ["fq_codel", "jitter", "desync", "desync:nosticky",
-                 "desync:hold_limit 256", "desync:ce_backlog 0"]
+                 "desync:hold_limit 256", "desync:ce_backlog 0", "desync:widen 0"]
 
 
-def over_20_iterations(tag, names, qdiscs, extra=(), rows=ROWS):
-    """The rows NAMES of ROWS over 20 iterations (with EXTRA), as rows TAG-name."""
+def over_20_iterations(tag, names, qdiscs, extra=(), rows=ROWS, iters=20):
+    """The rows NAMES of ROWS over ITERS iterations (with EXTRA), as rows TAG-name."""
     return [(f"{tag}-{n}", tag,
-             [x for x in a if not x.startswith("--iters=")] + ["--iters=20", *extra],
+             [x for x in a if not x.startswith("--iters=")] + [f"--iters={iters}", *extra],
              qdiscs) for n, _, a, *_ in rows if n in names]
 
 
@@ -152,7 +153,7 @@ RTO = over_20_iterations("R", ("incast-64x256k", "incast-16x1m"), RTO_QDISCS,
 # drain time), and start offsets alone can reach the physical limit as
 # long as every worker's smallest DCTCP window (two segments) fits the
 # port together ("F", not part of "make bench-sim").
-FIELD_QDISCS = ["fq_codel", "jitter", "desync"]
+FIELD_QDISCS = ["fq_codel", "jitter", "desync", "desync:widen 0"]
 FIELD_TAIL = ["--linkDelay=1us", "--compute=5ms", "--cc=dctcp", "--iters=3", "--ecnK=97500"]
 F_100X512K = ["--scenario=incast", "--hosts=100", "--hostsPerTor=25", "--hostRate=25Gbps",
               "--fabricRate=100Gbps", "--buffer=300000", "--msg=512KiB"]
@@ -185,10 +186,18 @@ FIELD = [(f"F-{n}", "F", a + FIELD_TAIL, FIELD_QDISCS + FIELD_WIDE.get(n, []))
 # how it settles where the workers' floor nearly fills the port.
 FIELD_STICKY = over_20_iterations("S", ("F-incast-100x512k-25g-persistent",),
                                   ["fq_codel", "jitter", "desync", "desync:nosticky",
-                                   "desync:ce_backlog 0"], rows=FIELD)
+                                   "desync:ce_backlog 0", "desync:widen 0"], rows=FIELD)
+
+# A window that follows timeouts (widen) learns from the iterations that
+# time out: the field rows whose workers' floor exceeds the port, over
+# more iterations, with and without it ("W", not part of "make bench-sim").
+WIDEN_QDISCS = ["fq_codel", "desync", "desync:widen 0"]
+WIDEN = (over_20_iterations("W", ("F-incast-300x256k-50g",), WIDEN_QDISCS, rows=FIELD,
+                            iters=10) +
+         over_20_iterations("W", ("F-incast-200x128k-25g",), WIDEN_QDISCS, rows=FIELD))
 
 # Every row outside the matrix: "make bench-sim" runs none of them.
-EXTRA_ROWS = ABLATIONS + STICKY + RTO + FIELD + FIELD_STICKY
+EXTRA_ROWS = ABLATIONS + STICKY + RTO + FIELD + FIELD_STICKY + WIDEN
 
 
 def run_one(raw, name, args, qdisc, seed):

@@ -53,9 +53,19 @@ def drain_us(r):
     return r["hosts"] * r["msg"] * 8 / rate * 1e6 if rate else None
 
 
-def comm_over_drain(r):
-    """An iteration's communication (its time past the compute) over the drain time."""
-    return (r["iter_mean_us"] - (arg(r, "compute") or 0) * 1e6) / drain_us(r)
+def comm_over_drain(r, iters=None):
+    """
+    An iteration's communication (its time past the compute) over the
+    drain time: of the mean iteration, or of the mean of ITERS (a list).
+    """
+    mean = sum(iters) / len(iters) if iters else r["iter_mean_us"]
+    return (mean - (arg(r, "compute") or 0) * 1e6) / drain_us(r)
+
+
+def second_half(r):
+    """The iteration times of the second half of a run: after learning."""
+    it = r.get("iter_us") or []
+    return it[len(it) // 2:]
 
 
 def fmt(v):
@@ -95,9 +105,9 @@ def ratio_cell(recs, name, q, key):
 def main():
     raw, out = sys.argv[1], sys.argv[2]
     recs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(raw, "*.json")))]
-    # The matrix's rows by number, then the ablations (A), sticky (S), RTO (R)
-    # and field (F) rows.
-    extra = {"A": 99, "S": 100, "R": 101, "F": 102}
+    # The matrix's rows by number, then the ablations (A), sticky (S), RTO (R),
+    # field (F) and widen (W) rows.
+    extra = {"A": 99, "S": 100, "R": 101, "F": 102, "W": 103}
     recs.sort(key=lambda r: extra.get(r["row"], r["row"]))
     names = []
     for r in recs:
@@ -141,6 +151,15 @@ def main():
                 cells.append(spread(vals, lambda v: f"{v:.2f}") if vals else "-")
             lines.append("| communication / drain time | " + " | ".join(cells) + " |" +
                          " |" * (len(qdiscs) - 1))
+            # A window that learns over iterations: where it ends up.
+            if rown == "W":
+                cells = []
+                for q in qdiscs:
+                    vals = [comm_over_drain(r, second_half(r)) for r in row
+                            if r["host_qdisc"] == q and second_half(r)]
+                    cells.append(spread(vals, lambda v: f"{v:.2f}") if vals else "-")
+                lines.append("| the same, second half of the iterations | " +
+                             " | ".join(cells) + " |" + " |" * (len(qdiscs) - 1))
         held = [r for r in row if r["host_qdisc"] == "desync"]
         if held:
             lines.append("")
