@@ -46,7 +46,7 @@ static void explain(void)
 		"                  [ ce_backlog SEGMENTS ] [ spread PERCENT ]\n"
 		"                  [ bypass_prio {P[,P...]|none} ]\n"
 		"                  [ slot_map {KEY:SLOT[,KEY:SLOT...]|none} ] [ sticky | nosticky ]\n"
-		"                  [ widen N ]\n");
+		"                  [ widen STEPS ]\n");
 }
 
 /* Indexed by enum tc_desync_group_by */

@@ -73,7 +73,7 @@ Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups 
                   [ ce_backlog SEGMENTS ] [ spread PERCENT ]
                   [ bypass_prio {P[,P...]|none} ]
                   [ slot_map {KEY:SLOT[,KEY:SLOT...]|none} ] [ sticky | nosticky ]
-                  [ widen N ]
+                  [ widen STEPS ]
 EOF
 run_tc qdisc add dev lo root desync help
 # The version line follows the usage; it is checked on its own below.
