@@ -143,7 +143,7 @@ struct desync_group {
 #define DESYNC_G_TIMEOUT 0x10	/* a sender timed out since that burst */
 /* The upper bits: offset_max steps its window grew by, <= DESYNC_WIDEN_MAX. */
 #define DESYNC_G_WIDEN_SHIFT 5
-#define DESYNC_G_WIDEN_MASK (7 << DESYNC_G_WIDEN_SHIFT)
+#define DESYNC_G_WIDEN_MASK (DESYNC_WIDEN_MAX << DESYNC_G_WIDEN_SHIFT)
 
 struct desync_params {
 	u64		idle_ns;
@@ -272,6 +272,12 @@ static inline u64 desync_burst_start(const struct desync_group *g)
 	return g->release_ns - g->hold_ns;
 }
 
+/* The steps of offset_max the window of group @g grew by. */
+static inline u32 desync_widen_steps(const struct desync_group *g)
+{
+	return (g->flags & DESYNC_G_WIDEN_MASK) >> DESYNC_G_WIDEN_SHIFT;
+}
+
 /*
  * The widest window of group @g: offset_max, plus one offset_max for
  * every step its timeouts added (desync_follow_timeouts()), never above
@@ -280,8 +286,7 @@ static inline u64 desync_burst_start(const struct desync_group *g)
 static inline u32 desync_window_cap(const struct desync_sched *s,
 				    const struct desync_group *g)
 {
-	u64 steps = (g->flags & DESYNC_G_WIDEN_MASK) >> DESYNC_G_WIDEN_SHIFT;
-	u64 cap = (u64)s->p.offset_max_ns * (1 + steps);
+	u64 cap = (u64)s->p.offset_max_ns * (1 + desync_widen_steps(g));
 
 	return cap < DESYNC_OFFSET_MAX_NS ? (u32)cap : DESYNC_OFFSET_MAX_NS;
 }
@@ -309,7 +314,7 @@ static inline u32 desync_window_cap(const struct desync_sched *s,
 static inline void desync_follow_timeouts(struct desync_sched *s,
 					  struct desync_group *g)
 {
-	u32 step = (g->flags & DESYNC_G_WIDEN_MASK) >> DESYNC_G_WIDEN_SHIFT;
+	u32 step = desync_widen_steps(g);
 
 	if (g->flags & DESYNC_G_TIMEOUT) {
 		if (step < s->p.widen)

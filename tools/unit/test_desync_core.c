@@ -1672,15 +1672,13 @@ static void test_widen_sticky(void)
 	}
 	/* Seven draws in ever wider windows: most land beyond the first. */
 	CHECK(over >= 4);
-	CHECK(((sim.s.groups[0].flags & DESYNC_G_WIDEN_MASK) >>
-	       DESYNC_G_WIDEN_SHIFT) == 7);
+	CHECK(desync_widen_steps(&sim.s.groups[0]) == 7);
 	/* Kept, while it lasts, in the wide window. */
 	t += 500 * MS;
 	first = widen_burst(&sim, 0, t, false);
 	t += 500 * MS;
 	h = widen_burst(&sim, 0, t, false);
-	CHECK(((sim.s.groups[0].flags & DESYNC_G_WIDEN_MASK) >>
-	       DESYNC_G_WIDEN_SHIFT) == 7);
+	CHECK(desync_widen_steps(&sim.s.groups[0]) == 7);
 	CHECK(sticky_same(h, first, 8 * om));
 	sim_free(&sim);
 }
