@@ -163,7 +163,7 @@ struct desync_sched_data {
 	u32			bypass_segs;
 	u32			segs;		/* queued in total, for 'limit' */
 	u32			stamped_segs;	/* of packets stamped ahead */
-	struct rb_root_cached	edt_root;	/* waiting for skb->tstamp */
+	struct rb_root_cached	edt_root;	/* waiting for departure times */
 	u32			perturbation;	/* hash seed of the group table */
 
 	struct desync_config	cfg;
@@ -201,9 +201,10 @@ struct desync_skb_cb {
 	u32		segs;
 	u8		stamped;	/* counted in stamped_segs */
 	u8		marked;		/* CE-marked by ce_backlog */
+	u8		by_arrival;	/* in edt_root: keyed by enq_ns */
 };
 
-static struct desync_skb_cb *desync_skb_cb(struct sk_buff *skb)
+static struct desync_skb_cb *desync_skb_cb(const struct sk_buff *skb)
 {
 	qdisc_cb_private_validate(skb, sizeof(struct desync_skb_cb));
 	return (struct desync_skb_cb *)qdisc_skb_cb(skb)->data;
@@ -494,7 +495,7 @@ static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 			    idle ? desync_skb_sender_idle(skb, loss) : 0, segs, slot);
 }
 
-/* ---- packets waiting for their departure time (EDT), by skb->tstamp ---- */
+/* ---- packets waiting for their departure time (EDT), in its order ---- */
 
 static struct sk_buff *desync_edt_first(const struct desync_sched_data *q)
 {
@@ -503,16 +504,30 @@ static struct sk_buff *desync_edt_first(const struct desync_sched_data *q)
 	return n ? rb_to_skb(n) : NULL;
 }
 
+/*
+ * The time @skb in edt_root is due: its departure time, or its arrival
+ * for a packet whose stamp is none (desync_enqueue_skb()).  The key lives
+ * in the control block, not in skb->tstamp, which the packet keeps for
+ * the layers below: a stamp written there without its clock type would
+ * reach a receiver in the same namespace as a wrong receive time.
+ */
+static u64 desync_edt_key(const struct sk_buff *skb)
+{
+	const struct desync_skb_cb *cb = desync_skb_cb(skb);
+
+	return cb->by_arrival ? cb->enq_ns : ktime_to_ns(skb->tstamp);
+}
+
 /* Equal departure times keep their arrival order. */
 static void desync_edt_add(struct desync_sched_data *q, struct sk_buff *skb)
 {
 	struct rb_node **p = &q->edt_root.rb_root.rb_node, *parent = NULL;
-	ktime_t t = skb->tstamp;
+	u64 t = desync_edt_key(skb);
 	bool leftmost = true;
 
 	while (*p) {
 		parent = *p;
-		if (ktime_before(t, rb_to_skb(parent)->tstamp)) {
+		if ((s64)t < (s64)desync_edt_key(rb_to_skb(parent))) {
 			p = &parent->rb_left;
 		} else {
 			p = &parent->rb_right;
@@ -560,6 +575,7 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	desync_skb_cb(skb)->segs = segs;
 	desync_skb_cb(skb)->stamped = stamped;
 	desync_skb_cb(skb)->marked = 0;
+	desync_skb_cb(skb)->by_arrival = 0;
 	if (bypass) {
 		if (unlikely(!desync_share_fits(q->bypass_segs, segs,
 						sch->limit)))
@@ -577,8 +593,7 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 		 * unstamped one; its connection's data, stamped no later
 		 * than it, sorts ahead.
 		 */
-		if (!stamped)
-			skb->tstamp = ns_to_ktime(now);
+		desync_skb_cb(skb)->by_arrival = !stamped;
 		desync_edt_add(q, skb);
 		if (stamped)
 			q->stat_edt_wait++;
@@ -622,7 +637,7 @@ static void desync_arm_watchdog(struct desync_sched_data *q)
 	struct sk_buff *edt = desync_edt_first(q);
 	u64 start, end, hard;
 
-	if (!desync_timer_range(&q->core, edt, edt ? ktime_to_ns(edt->tstamp) : 0,
+	if (!desync_timer_range(&q->core, edt, edt ? desync_edt_key(edt) : 0,
 				&start, &end))
 		return;
 	/*
@@ -682,7 +697,7 @@ static bool desync_edt_behind(const struct desync_sched_data *q,
 	    desync_time_before(now, tstamp))
 		return false;
 	head = desync_edt_first(q);
-	return !ktime_before(skb->tstamp, head->tstamp);
+	return (s64)tstamp >= (s64)desync_edt_key(head);
 }
 
 /*
@@ -745,7 +760,7 @@ static struct sk_buff *desync_dequeue_ahead(struct Qdisc *sch, u64 now)
 	if (q->bypass_head)
 		return desync_bypass_pop(q);
 	skb = desync_edt_first(q);
-	if (!skb || desync_time_before(now, ktime_to_ns(skb->tstamp)))
+	if (!skb || desync_time_before(now, desync_edt_key(skb)))
 		return NULL;
 	desync_edt_remove(sch, skb);
 	desync_maybe_mark(q, skb, desync_skb_cb(skb)->enq_ns, now);

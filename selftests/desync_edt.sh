@@ -14,6 +14,7 @@ ALL_TESTS="
 	edt_fin_after_due_data
 	edt_fin_absurd_stamp
 	edt_fin_stamp_half_wrap
+	edt_fin_keeps_stamp
 	edt_stamped_share
 	edt_stamped_bypass
 	edt_stamped_share_horizon
@@ -127,10 +128,11 @@ print(" ".join(seen))
 }
 
 # Runs SCRIPT with send(frame(seq, flags, payload[, sport]), ahead_ns):
-# TCP frames built by hand, sent on a packet socket with an SO_TXTIME
-# stamp ahead_ns from now (negative: in the past).  TCP itself never
-# stamps a segment for later under a qdisc other than fq.
-fin_frames_send()	# SCRIPT
+# TCP frames built by hand, sent on a packet socket on DEV (default the
+# test's) with an SO_TXTIME stamp ahead_ns from now (negative: in the
+# past).  TCP itself never stamps a segment for later under a qdisc
+# other than fq.
+fin_frames_send()	# SCRIPT [DEV]
 {
 	pyrun '
 import socket, struct, sys, time
@@ -154,7 +156,7 @@ def send(f, ahead):
     t = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + ahead
     s.sendmsg([f], [(socket.SOL_SOCKET, SO_TXTIME, struct.pack("Q", t))])
 exec(sys.argv[4])
-' "$DEV" "$A4" "$B4" "$1"
+' "${2:-$DEV}" "$A4" "$B4" "$1"
 }
 
 # A data segment whose departure time lies ahead waits outside its group;
@@ -264,6 +266,62 @@ s.sendmsg([frame(101, 0x11, b"")],		# FIN, 2^63 + 10ms ahead
 	note "order at the receiver: $(cat "$out"), qlen ${SNAP[desync:qlen]}"
 	assert_eq "order at the receiver" "$(cat "$out")" "D F"
 	assert_eq "left in the qdisc" "${SNAP[desync:qlen]}" 0
+}
+
+# A RST without a stamp that waits behind stamped data is keyed at its
+# arrival, but leaves with the stamp it came with: none.  A time written
+# into skb->tstamp would reach a receiver in the same namespace, where a
+# stamp is the receive time, as one from the wrong clock (1970 and the
+# uptime).  Both ends of a veth pair in one namespace keep the stamp.
+edt_fin_keeps_stamp()
+{
+	local vdev=dsx0 vpeer=dsx1 res
+
+	ip -n "$NS_A" link add "$vdev" type veth peer name "$vpeer" ||
+		{ fail "cannot add the veth pair"; return; }
+	defer ip -n "$NS_A" link del "$vdev"
+	ip netns exec "$NS_A" sysctl -qw net.ipv6.conf."$vdev".disable_ipv6=1 \
+		net.ipv6.conf."$vpeer".disable_ipv6=1 > /dev/null
+	if ! ip -n "$NS_A" link set "$vdev" up ||
+	   ! ip -n "$NS_A" link set "$vpeer" up; then
+		fail "cannot set the veth pair up"
+		return
+	fi
+	tcok qdisc add dev "$vdev" root desync idle 10ms offset_max 0 || return
+	if ! res=$(fin_frames_send '
+SO_TIMESTAMPNS = 35
+r = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+r.bind(("'"$vpeer"'", 0x0800))
+r.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+r.settimeout(0.2)
+send(frame(1, 0x18, b"x" * 100), 300000000)	# data, 300ms ahead
+time.sleep(0.05)				# it waits outside its group
+s.send(frame(101, 0x04, b""))			# RST, no stamp
+end = time.time() + 3
+while time.time() < end:
+    try:
+        f, anc, _, _ = r.recvmsg(2048, 64)
+    except socket.timeout:
+        continue
+    ip = f[14:]
+    ihl = (ip[0] & 15) * 4
+    if ip[9] != 6 or struct.unpack("!H", ip[ihl:ihl + 2])[0] != 40001:
+        continue
+    if not ip[ihl + 13] & 4:
+        sys.exit("the data came before the RST")
+    ts = [struct.unpack("qq", d[:16]) for l, t, d in anc
+          if l == socket.SOL_SOCKET and t == SO_TIMESTAMPNS]
+    if not ts:
+        sys.exit("the RST came without a receive time")
+    print(round(abs(ts[0][0] + ts[0][1] / 1e9 - time.time()) * 1000))
+    sys.exit(0)
+sys.exit("no RST")
+' "$vdev" 2>&1); then
+		fail "RST not received: $res"
+		return
+	fi
+	note "receive time of the RST off the wall clock by $res ms"
+	assert_cmp "receive time off the wall clock (ms)" "$res" -le 5000
 }
 
 # Any local user may stamp packets seconds ahead (SO_TXTIME needs no
