@@ -52,7 +52,9 @@
  * Events a caller may observe (the module makes tracepoints of them):
  * define these before including this file.  By default they cost nothing.
  * A burst starts in group idx with a hold of offset_ns drawn in slot (0
- * without slots); a hold ends after held_ns, early when hold_limit ended it.
+ * without slots); the group still holds the sign of its previous burst
+ * (desync_group_sign()) and already the steps of its window then.  A hold
+ * ends after held_ns, early when hold_limit ended it.
  */
 #ifndef desync_event_burst
 #define desync_event_burst(s, idx, offset_ns, slot)	do { } while (0)
@@ -87,6 +89,18 @@
 #define DESYNC_PRIO_CONTROL	7	/* TC_PRIO_CONTROL */
 #define DESYNC_TCP_FIN		0x01
 #define DESYNC_TCP_RST		0x04
+#define DESYNC_TCP_CWR		0x80
+
+/*
+ * Signs of congestion a group's senders give on its egress, in order: a
+ * window cut for ECN echoes (CWR), a retransmission, a retransmit timeout.
+ */
+enum desync_sign {
+	DESYNC_SIGN_NONE,
+	DESYNC_SIGN_MARKS,
+	DESYNC_SIGN_LOSS,
+	DESYNC_SIGN_TIMEOUT,
+};
 
 /*
  * The bypass FIFO goes first, but it is open to any local sender (a
@@ -138,9 +152,10 @@ struct desync_group {
 /* desync_group.flags */
 #define DESYNC_G_SEEN	0x01	/* has had a packet since reset */
 #define DESYNC_G_KEPT	0x02	/* frac is the offset of its last burst */
-#define DESYNC_G_LOST	0x04	/* a sender retransmitted since that burst */
-#define DESYNC_G_CUT	0x08	/* HELD: a change shortened the hold */
-#define DESYNC_G_TIMEOUT 0x10	/* a sender timed out since that burst */
+#define DESYNC_G_CUT	0x04	/* HELD: a change shortened the hold */
+/* Bits 3-4: the worst DESYNC_SIGN_* its senders gave since that burst began. */
+#define DESYNC_G_SIGN_SHIFT 3
+#define DESYNC_G_SIGN_MASK (3U << DESYNC_G_SIGN_SHIFT)
 /* The upper bits: offset_max steps its window grew by, <= DESYNC_WIDEN_MAX. */
 #define DESYNC_G_WIDEN_SHIFT 5
 #define DESYNC_G_WIDEN_MASK (DESYNC_WIDEN_MAX << DESYNC_G_WIDEN_SHIFT)
@@ -278,6 +293,20 @@ static inline u32 desync_widen_steps(const struct desync_group *g)
 	return (g->flags & DESYNC_G_WIDEN_MASK) >> DESYNC_G_WIDEN_SHIFT;
 }
 
+/* The worst sign of congestion group @g's senders gave since its burst began. */
+static inline u32 desync_group_sign(const struct desync_group *g)
+{
+	return (g->flags & DESYNC_G_SIGN_MASK) >> DESYNC_G_SIGN_SHIFT;
+}
+
+static inline void desync_raise_sign(struct desync_group *g, u32 sign)
+{
+	if (sign > desync_group_sign(g)) {
+		g->flags &= ~DESYNC_G_SIGN_MASK;
+		g->flags |= sign << DESYNC_G_SIGN_SHIFT;
+	}
+}
+
 /*
  * The widest window of group @g: offset_max, plus one offset_max for
  * every step its timeouts added (desync_follow_timeouts()), never above
@@ -308,15 +337,18 @@ static inline u32 desync_window_cap(const struct desync_sched *s,
  * bursts on average, so that a rare timeout from elsewhere costs its
  * wider hold for a while, not forever.  Narrowing on clean bursts alone
  * would close the window again as soon as it works; at 1 in 64 a window
- * that still needs its width regains it at the next timeout.  The draws
- * of groups that never widened are not touched.
+ * that still needs its width regains it at the next timeout.  Narrowing
+ * only after bursts without ECN marks or losses was measured too: fewer
+ * relapses over long runs, more over short ones (Documentation/sim.md).
+ * The draws of groups that never widened are not touched.
  */
 static inline void desync_follow_timeouts(struct desync_sched *s,
 					  struct desync_group *g)
 {
 	u32 step = desync_widen_steps(g);
+	u32 sign = desync_group_sign(g);
 
-	if (g->flags & DESYNC_G_TIMEOUT) {
+	if (sign == DESYNC_SIGN_TIMEOUT) {
 		if (step < s->p.widen)
 			step++;
 	} else if (step && !desync_rand_below(&s->rng, DESYNC_NARROW_ODDS)) {
@@ -324,7 +356,7 @@ static inline void desync_follow_timeouts(struct desync_sched *s,
 	}
 	if (step > s->p.widen)
 		step = s->p.widen;
-	g->flags &= ~(DESYNC_G_TIMEOUT | DESYNC_G_WIDEN_MASK);
+	g->flags &= ~DESYNC_G_WIDEN_MASK;
 	g->flags |= step << DESYNC_G_WIDEN_SHIFT;
 }
 
@@ -781,7 +813,8 @@ static inline u64 desync_sticky_offset(struct desync_sched *s,
 	u32 kept_slot;
 	u64 offset;
 
-	if ((g->flags & (DESYNC_G_KEPT | DESYNC_G_LOST)) == DESYNC_G_KEPT) {
+	if ((g->flags & DESYNC_G_KEPT) &&
+	    desync_group_sign(g) < DESYNC_SIGN_LOSS) {
 		offset = desync_share_offset(s, window, g->frac, &kept_slot);
 		/*
 		 * Keys that share a group may map to different slots: a
@@ -790,14 +823,12 @@ static inline u64 desync_sticky_offset(struct desync_sched *s,
 		if (*slot == DESYNC_SLOT_RANDOM || *slot == kept_slot ||
 		    !desync_window_slotted(s, window)) {
 			*slot = kept_slot;
-			g->flags &= ~DESYNC_G_LOST;
 			return offset;
 		}
 	}
 	offset = desync_draw_offset_in(s, window, slot);
 	g->frac = desync_offset_share(s, window, offset, *slot);
 	g->flags |= DESYNC_G_KEPT;
-	g->flags &= ~DESYNC_G_LOST;
 	return offset;
 }
 
@@ -813,6 +844,8 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
 
 	s->st.bursts++;
 	desync_event_burst(s, idx, offset, slot);
+	/* The signs of the burst that ended are spent. */
+	g->flags &= ~DESYNC_G_SIGN_MASK;
 	if (!offset) {
 		g->hold_ns = 0;
 		desync_activate(s, idx, now);
@@ -929,12 +962,24 @@ static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)
 static inline void desync_note_loss(struct desync_sched *s, u32 idx,
 				    bool timeout)
 {
-	struct desync_group *g = &s->groups[idx];
+	desync_raise_sign(&s->groups[idx],
+			  timeout ? DESYNC_SIGN_TIMEOUT : DESYNC_SIGN_LOSS);
+}
 
-	if (s->p.sticky)
-		g->flags |= DESYNC_G_LOST;
-	if (timeout && s->p.widen)
-		g->flags |= DESYNC_G_TIMEOUT;
+/*
+ * The packet @pk the caller is about to enqueue into group @idx may carry
+ * CWR: its TCP sender cut its window for ECN echoes, so the path of the
+ * group's burst marks.  No decision takes it yet: the burst event reports
+ * it (the module's tracepoint), which tells a busy path from a quiet one.
+ * A CWR on the segment that starts a burst answers marks of the burst
+ * before, and counts for that one: call it before desync_enqueue_slot(),
+ * as desync_note_loss().
+ */
+static inline void desync_note_ecn(struct desync_sched *s, u32 idx,
+				   const struct desync_pkt *pk)
+{
+	if (pk->tcp_flags & DESYNC_TCP_CWR)
+		desync_raise_sign(&s->groups[idx], DESYNC_SIGN_MARKS);
 }
 
 /*
@@ -1211,7 +1256,7 @@ static inline void desync_apply_params(struct desync_sched *s, u64 now)
 	for (i = 0; i < s->ngroups; i++) {
 		struct desync_group *g = &s->groups[i];
 
-		g->flags &= ~(DESYNC_G_KEPT | DESYNC_G_TIMEOUT |
+		g->flags &= ~(DESYNC_G_KEPT | DESYNC_G_SIGN_MASK |
 			      DESYNC_G_WIDEN_MASK);
 		if (g->state != DESYNC_HELD)
 			continue;

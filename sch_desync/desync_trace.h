@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Tracepoints of the desync qdisc: a burst start with the offset it
- * drew, and the end of a hold.  The core reports both through its
+ * drew, the steps its window grew by (widen) and the worst sign of
+ * congestion the group's senders gave in the burst before, and the end of
+ * a hold.  The core reports both through its
  * desync_event_*() hooks, which sch_desync.c defines before including it;
  * the core itself stays free of kernel headers, and a disabled tracepoint
  * costs a static key at a burst start or a hold's end, never per packet.
@@ -17,21 +19,29 @@
 #include <net/sch_generic.h>
 
 TRACE_EVENT(desync_burst,
-	    TP_PROTO(const struct Qdisc *sch, u32 group, u64 offset_ns, u32 slot),
-	    TP_ARGS(sch, group, offset_ns, slot),
+	    TP_PROTO(const struct Qdisc *sch, u32 group, u64 offset_ns, u32 slot,
+		     u32 steps, u32 sign),
+	    TP_ARGS(sch, group, offset_ns, slot, steps, sign),
 	    TP_STRUCT__entry(__field(int, ifindex)
 			     __field(u32, handle)
 			     __field(u32, group)
 			     __field(u32, slot)
-			     __field(u64, offset_ns)),
+			     __field(u64, offset_ns)
+			     __field(u32, steps)
+			     __field(u32, sign)),
 	    TP_fast_assign(__entry->ifindex = qdisc_dev(sch)->ifindex;
 			   __entry->handle = sch->handle;
 			   __entry->group = group;
 			   __entry->slot = slot;
-			   __entry->offset_ns = offset_ns;),
-	    TP_printk("ifindex=%d handle=0x%x group=%u offset_ns=%llu slot=%u",
+			   __entry->offset_ns = offset_ns;
+			   __entry->steps = steps;
+			   __entry->sign = sign;),
+	    TP_printk("ifindex=%d handle=0x%x group=%u offset_ns=%llu slot=%u steps=%u sign=%s",
 		      __entry->ifindex, __entry->handle, __entry->group,
-		      __entry->offset_ns, __entry->slot)
+		      __entry->offset_ns, __entry->slot, __entry->steps,
+		      /* enum desync_sign of desync_core.h */
+		      __print_symbolic(__entry->sign, { 0, "none" }, { 1, "marks" },
+				       { 2, "loss" }, { 3, "timeout" }))
 );
 
 TRACE_EVENT(desync_release,

@@ -184,7 +184,10 @@ static void desync_note_burst(const struct desync_sched *s, u32 idx,
 	const struct desync_sched_data *q =
 		container_of(s, struct desync_sched_data, core);
 
-	trace_desync_burst(q->sch, idx, offset_ns, slot);
+	const struct desync_group *g = &s->groups[idx];
+
+	trace_desync_burst(q->sch, idx, offset_ns, slot, desync_widen_steps(g),
+			   desync_group_sign(g));
 }
 
 static void desync_note_release(const struct desync_sched *s, u32 idx,
@@ -486,6 +489,7 @@ static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 		slot = desync_map_slot(q, pk);
 	if (loss)
 		desync_note_loss(core, idx, loss == TCP_CA_Loss);
+	desync_note_ecn(core, idx, pk);
 	if (desync_backlog_mark(core, idx) && INET_ECN_set_ce(skb)) {
 		desync_skb_cb(skb)->marked = 1;
 		q->stat_ce_mark++;

@@ -5,8 +5,9 @@
 # read through tracefs: one event per burst start and per hold end, with
 # the device, handle, group, offset, slot and hold they describe, and
 # sums equal to tc's counters.  The exact offsets also show sticky
-# offsets kept from burst to burst and drawn again after a TCP loss, and
-# the window widened by a retransmit timeout.  Then tools/desyncctl/desync-holds.bt
+# offsets kept from burst to burst and drawn again after a TCP loss, the
+# window widened by a retransmit timeout, and the signs of congestion
+# (ECN's CWR, a timeout) each burst start reports of the burst before.  Then tools/desyncctl/desync-holds.bt
 # (bpftrace) histograms holds and sojourn, where bpftrace is installed.
 #
 # Usage: desync_trace.sh      (root, in the test VM; see selftests/README.md)
@@ -19,6 +20,7 @@ ALL_TESTS="
 	trace_sticky_offsets
 	trace_sticky_redraw_on_loss
 	trace_widen_on_timeout
+	trace_signs_of_ecn
 	trace_bpftrace_holds
 "
 RETRY_TESTS="trace_burst_release trace_hold_at_window_end"
@@ -238,6 +240,16 @@ trace_sticky_offsets()
 # with holds of at most 8ms the sender's round trip stays far below 5ms,
 # so the probe's silence is always longer than both idle and two round
 # trips.  Sets OFFS to the bursts' offsets (ns).
+# The offset, window steps and sign of every burst start traced so far,
+# in OFFS, STEPS and SIGNS.
+burst_fields()
+{
+	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
+	read -ra OFFS <<< "$(trace_fields desync_burst offset_ns | tr '\n' ' ')"
+	read -ra STEPS <<< "$(trace_fields desync_burst steps | tr '\n' ' ')"
+	read -ra SIGNS <<< "$(trace_fields desync_burst sign | tr '\n' ' ')"
+}
+
 tcp_timeout_bursts()	# PORT
 {
 	local res rc
@@ -286,9 +298,8 @@ s.close()
 		return 1
 	fi
 	wait "$SINK_PID"
-	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
-	read -ra OFFS <<< "$(trace_fields desync_burst offset_ns | tr '\n' ' ')"
-	note "retransmitted segments $res; offsets_ns ${OFFS[*]}"
+	burst_fields
+	note "retransmitted segments $res; offsets_ns ${OFFS[*]}; steps ${STEPS[*]}; signs ${SIGNS[*]}"
 	assert_cmp "retransmitted segments" "$res" -ge 1
 	# Three before, one for the lost message, two after; no retransmission.
 	assert_eq "bursts" "${#OFFS[@]}" 6
@@ -328,6 +339,68 @@ trace_widen_on_timeout()
 	done
 	assert_range "offset of burst 5, after the timeout (ns)" "${OFFS[4]}" 6000000 7999999
 	assert_range "offset of burst 6 (ns)" "${OFFS[5]}" 3000000 7999999
+	# What the tracepoint says of it: the fifth start saw the timeout.
+	assert_eq "steps of bursts 1-5" "${STEPS[*]:0:5}" "0 0 0 0 1"
+	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none timeout"
+}
+
+# A sender that cut its window for ECN echoes says so with CWR on its next
+# segment, which starts its next burst: that start reports "marks" for the
+# burst before.  ce_backlog 1 CE-marks every packet queued behind another
+# of its group: each message goes as ten one-segment writes (no autocork,
+# which would merge them behind the held first) into a hold of 3-4 ms, so
+# that packets of each are marked and echoed.  The window cut for them may
+# leave a message's tail waiting for a delayed ACK longer than 'idle', a
+# burst of its own: so not every start follows marks, but most do.
+trace_signs_of_ecn()
+{
+	local ecn cork res marks=0 i
+
+	if ! ecn=$(ip netns exec "$NS_A" sysctl -n net.ipv4.tcp_ecn) ||
+	   ! cork=$(ip netns exec "$NS_A" sysctl -n net.ipv4.tcp_autocorking); then
+		fail "no tcp_ecn or tcp_autocorking"
+		return
+	fi
+	defer ip netns exec "$NS_A" sysctl -qw net.ipv4.tcp_ecn="$ecn" \
+		net.ipv4.tcp_autocorking="$cork"
+	ip netns exec "$NS_A" sysctl -qw net.ipv4.tcp_ecn=1 net.ipv4.tcp_autocorking=0 ||
+		{ fail "cannot set tcp_ecn and tcp_autocorking"; return; }
+	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms slots 4 \
+		slot 3 ce_backlog 1 || return
+	tcp_sink_start 9008 "$TMPD/ecn-9008" || return
+	trace_on || return
+	if ! res=$(pyrun '
+import fcntl, socket, struct, sys, time
+SIOCOUTQ = 0x5411
+s = socket.create_connection((sys.argv[1], 9008), timeout=30)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+for i in range(5):
+    for _ in range(10):
+        s.sendall(b"x" * 1448)
+    for _ in range(4000):
+        if not struct.unpack("i", fcntl.ioctl(s, SIOCOUTQ, b"\0" * 4))[0]:
+            break
+        time.sleep(0.005)
+    else:
+        sys.exit("message %d never acknowledged" % i)
+    time.sleep(0.1)
+s.close()
+' "$B4" 2>&1); then
+		fail "TCP sender failed: $res"
+		return
+	fi
+	wait "$SINK_PID"
+	burst_fields
+	snap
+	note "signs ${SIGNS[*]}; steps ${STEPS[*]}; ce_mark ${SNAP[desync:ce_mark]}"
+	for i in "${SIGNS[@]}"; do
+		[ "$i" = marks ] && marks=$((marks + 1))
+	done
+	assert_cmp "CE marks" "${SNAP[desync:ce_mark]}" -ge 5
+	assert_cmp "bursts" "${#SIGNS[@]}" -ge 5
+	assert_eq "sign before the first burst" "${SIGNS[0]}" none
+	assert_cmp "starts after marks" "$marks" -ge 3
+	assert_eq "steps (no timeout)" "$(echo "${STEPS[@]}" | tr -d ' 0')" ""
 }
 
 trace_bpftrace_holds()

@@ -292,6 +292,7 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 				slot = e.second;
 	if (snd.lost)
 		desync_note_loss(&m_core, idx, snd.timeout);
+	desync_note_ecn(&m_core, idx, &pk);
 	if (desync_backlog_mark(&m_core, idx) && Mark(item, "ce_backlog")) {
 		n->marked = true;
 		m_ceMarks++;

@@ -14,7 +14,7 @@
 /* Record the core's events, as the module's tracepoints see them. */
 struct event_log {
 	unsigned int	bursts, releases, early;
-	unsigned int	last_idx, last_slot;
+	unsigned int	last_idx, last_slot, last_steps, last_sign;
 	unsigned long long last_offset, last_held, held_sum;
 };
 
@@ -26,6 +26,8 @@ static struct event_log ev;
 		ev.last_idx = (idx);					\
 		ev.last_offset = (offset_ns);				\
 		ev.last_slot = (slot);					\
+		ev.last_steps = desync_widen_steps(&(s)->groups[idx]);	\
+		ev.last_sign = desync_group_sign(&(s)->groups[idx]);	\
 	} while (0)
 #define desync_event_release(s, idx, held_ns, is_early)			\
 	do {								\
@@ -1613,7 +1615,7 @@ static void test_widen_on_timeouts(void)
 	widen_burst(&sim, 0, t, true);
 	desync_apply_params(&sim.s, t + 600 * MS);
 	CHECK(!(sim.s.groups[0].flags &
-		(DESYNC_G_WIDEN_MASK | DESYNC_G_TIMEOUT)));
+		(DESYNC_G_WIDEN_MASK | DESYNC_G_SIGN_MASK)));
 	t += 500 * MS;
 	CHECK(widen_burst(&sim, 0, t, false) < om);
 	sim_free(&sim);
@@ -1641,10 +1643,57 @@ static void test_widen_on_timeouts(void)
 		b = widen_burst(&ref, 0, t, false);
 		CHECK(a == b);
 		CHECK(!(sim.s.groups[0].flags &
-			(DESYNC_G_WIDEN_MASK | DESYNC_G_TIMEOUT)));
+			(DESYNC_G_WIDEN_MASK | DESYNC_G_SIGN_MASK)));
 	}
 	sim_free(&sim);
 	sim_free(&ref);
+}
+
+/*
+ * The sign of a burst: the worst of its senders' CWR (a window cut for ECN
+ * echoes), retransmissions and timeouts, never lowered by a lesser one;
+ * the next start reports it in its event and spends it; a change forgets
+ * it.  A segment without CWR is no sign.
+ */
+static void test_burst_signs(void)
+{
+	const struct desync_pkt cwr = { .tcp_flags = DESYNC_TCP_CWR | 0x10 };
+	const struct desync_pkt data = { .tcp_flags = 0x18 };
+	struct sim sim;
+	struct desync_group *g;
+	u64 t = 10 * MS;
+
+	sim_init(&sim, 1, 48);
+	g = &sim.s.groups[0];
+	sim.s.p.widen = 1;
+	sticky_burst(&sim, 0, t);
+	CHECK(ev.last_sign == DESYNC_SIGN_NONE && ev.last_steps == 0);
+	desync_note_ecn(&sim.s, 0, &data);
+	CHECK(desync_group_sign(g) == DESYNC_SIGN_NONE);
+	desync_note_ecn(&sim.s, 0, &cwr);
+	CHECK(desync_group_sign(g) == DESYNC_SIGN_MARKS);
+	t += 500 * MS;
+	sticky_burst(&sim, 0, t);
+	CHECK(ev.last_sign == DESYNC_SIGN_MARKS && ev.last_steps == 0);
+	CHECK(desync_group_sign(g) == DESYNC_SIGN_NONE);
+	/* The worst one stays. */
+	desync_note_loss(&sim.s, 0, false);
+	desync_note_ecn(&sim.s, 0, &cwr);
+	CHECK(desync_group_sign(g) == DESYNC_SIGN_LOSS);
+	desync_note_loss(&sim.s, 0, true);
+	desync_note_loss(&sim.s, 0, false);
+	desync_note_ecn(&sim.s, 0, &cwr);
+	CHECK(desync_group_sign(g) == DESYNC_SIGN_TIMEOUT);
+	/* The start after a timeout reports it and its wider window. */
+	t += 500 * MS;
+	sticky_burst(&sim, 0, t);
+	CHECK(ev.last_sign == DESYNC_SIGN_TIMEOUT && ev.last_steps == 1);
+	CHECK(desync_group_sign(g) == DESYNC_SIGN_NONE);
+	/* A change forgets it, as it forgets the steps. */
+	desync_note_ecn(&sim.s, 0, &cwr);
+	desync_apply_params(&sim.s, t + 600 * MS);
+	CHECK(desync_group_sign(g) == DESYNC_SIGN_NONE);
+	sim_free(&sim);
 }
 
 /*
@@ -1667,7 +1716,7 @@ static void test_widen_sticky(void)
 		t += 500 * MS;
 		h = widen_burst(&sim, 0, t, true);
 		CHECK(h <= (u64)(i + 2) * om);
-		CHECK(!(sim.s.groups[0].flags & DESYNC_G_LOST));
+		CHECK(desync_group_sign(&sim.s.groups[0]) == DESYNC_SIGN_NONE);
 		over += h > om;
 	}
 	/* Seven draws in ever wider windows: most land beyond the first. */
@@ -1823,6 +1872,7 @@ static const struct test tests[] = {
 	{ "reset", test_reset },
 	{ "sticky_offsets", test_sticky_offsets },
 	{ "widen_on_timeouts", test_widen_on_timeouts },
+	{ "burst_signs", test_burst_signs },
 	{ "widen_sticky", test_widen_sticky },
 	{ "sticky_slots", test_sticky_slots },
 	{ "sticky_slot_edges", test_sticky_slot_edges },

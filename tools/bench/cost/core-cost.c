@@ -43,6 +43,12 @@ static u32 qlen;		/* sch->q.qlen */
 static u64 ce_marks;		/* keeps the marking decision live */
 static u64 measured;		/* packets through the measured loop */
 
+/*
+ * A data segment's TCP flags (PSH, ACK): no CWR.  Not static, so that the
+ * compiler cannot fold the test desync_note_ecn() makes of them.
+ */
+struct desync_pkt data_pkt = { .tcp_flags = 0x18 };
+
 /* As desync_enqueue_skb() after classification; idx is the bucket. */
 static inline __attribute__((always_inline)) void
 drv_enqueue(struct pkt *p, u32 idx, u64 now)
@@ -56,6 +62,7 @@ drv_enqueue(struct pkt *p, u32 idx, u64 now)
 	else
 		g->head = p;
 	g->tail = p;
+	desync_note_ecn(&s, idx, &data_pkt);
 	p->marked = desync_backlog_mark(&s, idx);
 	ce_marks += p->marked;
 	desync_enqueue(&s, idx, now);
