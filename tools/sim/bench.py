@@ -5,7 +5,8 @@ qdisc and seed, two runs at a time, one JSON object per run.
 
 Usage: bench.py RAW_DIR [ROW|NAME...]
 
-Without ROW, rows 1-7; "A" selects the ablations of the offset window,
+Without ROW, rows 1-7; "A" selects the ablations of the offset window
+(and of sticky offsets and widen on four jobs sharing an uplink),
 "S" those of sticky offsets (20 iterations), "R" the persistent incasts
 with a 10 ms minimum RTO, "F" the timeout-bound field incasts, "W" those
 of them that need a window wider than the default over more iterations.
@@ -83,6 +84,15 @@ ROWS = [
     ("twojob-4x8", 4, DC + ["--scenario=twojob", "--jobs=4", "--hosts=32",
                            "--hostsPerTor=16", "--spines=2", "--fabricRate=100Gbps",
                            "--msg=128KiB", "--iters=2"]),
+    # 4, with communication as long as the compute (the CASSINI / MLTCP
+    #    setting): 25 Gbit/s uplinks, so that the jobs' 2 MiB messages
+    #    share 50 Gbit/s into the aggregators' ToR, 5.4 ms per job alone.
+    ("twojob-2x16-2m", 4, DC + ["--scenario=twojob", "--jobs=2", "--hosts=32",
+                               "--hostsPerTor=16", "--spines=2", "--fabricRate=25Gbps",
+                               "--msg=2MiB", "--iters=10"]),
+    ("twojob-4x8-2m", 4, DC + ["--scenario=twojob", "--jobs=4", "--hosts=32",
+                              "--hostsPerTor=16", "--spines=2", "--fabricRate=25Gbps",
+                              "--msg=2MiB", "--iters=10"]),
     # 5. No congestion: ring inside one rack, every port carries one flow.
     ("nocong-ring-8", 5, DC + ["--scenario=ring", "--hosts=8", "--hostsPerTor=8",
                               "--msg=128KiB", "--iters=5"]),
@@ -115,6 +125,11 @@ ABLATIONS = [
     ("A-" + n, "A", a, ABLATION_QDISCS[:3] + ["desync:offset_max 1ms", "desync:offset_max 2ms",
                                               "desync:offset_max 16ms", "desync:offset_max 32ms"])
     for n, _, a in ROWS if n == "incast-128x1m-permsg"
+] + [
+    # Four jobs whose communication is as long as their compute: what
+    # sticky offsets and widen do where jobs, not hosts, collide.
+    ("A-" + n, "A", a, ["fq_codel", "jitter", "desync", "desync:nosticky", "desync:widen 0"])
+    for n, _, a in ROWS if n == "twojob-4x8-2m"
 ]
 
 # Sticky offsets need iterations to settle, and persistent connections
