@@ -91,6 +91,19 @@ edt_per_flow()
 	assert_cmp "throttled" "${SNAP[desync:throttled]}" -ge 1
 }
 
+# Python for the scripts below: test_tcp(F), the TCP header and payload
+# of Ethernet frame F if it is one of those frame() builds (IPv4, TCP from
+# port 40001), else None.
+PY_TEST_TCP='
+import struct
+def test_tcp(f):
+    ip = f[14:]
+    ihl = (ip[0] & 15) * 4
+    if ip[9] != 6 or struct.unpack("!H", ip[ihl:ihl + 2])[0] != 40001:
+        return None
+    return ip[ihl:]
+'
+
 # The order in which the peer sees the first two segments of port 40001,
 # "D" for data and "F" for a FIN, or with "seq" their sequence numbers,
 # into FILE; a capture on a packet socket, since the frames below are no
@@ -98,7 +111,7 @@ edt_per_flow()
 fin_capture_start()	# FILE [seq]
 {
 	rm -f "$TMPD/ready"
-	ip netns exec "$NS_B" "$PY" -c '
+	ip netns exec "$NS_B" "$PY" -c "$PY_TEST_TCP"'
 import socket, struct, sys, time
 by_seq = sys.argv[3] == "seq"
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
@@ -111,15 +124,13 @@ while len(seen) < 2 and time.time() < end:
         f = s.recv(2048)
     except socket.timeout:
         continue
-    ip = f[14:]
-    ihl = (ip[0] & 15) * 4
-    if ip[9] != 6 or struct.unpack("!H", ip[ihl:ihl + 2])[0] != 40001:
+    tcp = test_tcp(f)
+    if tcp is None:
         continue
-    flags = ip[ihl + 13]
     if by_seq:
-        seen.append(str(struct.unpack("!I", ip[ihl + 4:ihl + 8])[0]))
+        seen.append(str(struct.unpack("!I", tcp[4:8])[0]))
     else:
-        seen.append("F" if flags & 1 else "D")
+        seen.append("F" if tcp[13] & 1 else "D")
 print(" ".join(seen))
 ' "$PEER" "$TMPD/ready" "${2:-flags}" > "$1" 2>&1 &
 	FIN_CAPTURE=$!
@@ -134,7 +145,7 @@ print(" ".join(seen))
 # other than fq.
 fin_frames_send()	# SCRIPT [DEV]
 {
-	pyrun '
+	pyrun "$PY_TEST_TCP"'
 import socket, struct, sys, time
 def csum(b):
     s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
@@ -303,11 +314,10 @@ while time.time() < end:
         f, anc, _, _ = r.recvmsg(2048, 64)
     except socket.timeout:
         continue
-    ip = f[14:]
-    ihl = (ip[0] & 15) * 4
-    if ip[9] != 6 or struct.unpack("!H", ip[ihl:ihl + 2])[0] != 40001:
+    tcp = test_tcp(f)
+    if tcp is None:
         continue
-    if not ip[ihl + 13] & 4:
+    if not tcp[13] & 4:
         sys.exit("the data came before the RST")
     ts = [struct.unpack("qq", d[:16]) for l, t, d in anc
           if l == socket.SOL_SOCKET and t == SO_TIMESTAMPNS]

@@ -324,21 +324,16 @@ sender_idle_app_idle()
 
 	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 1s slots 2 slot 1 || return
 	tcp_sink_start 9005 "$TMPD/appidle" || return
-	res=$(pyrun '
-import fcntl, socket, struct, sys, time
-SIOCOUTQ, GAP = 0x5411, 0.1
+	res=$(pyrun "$PY_ACKED"'
+import socket, struct, sys, time
+GAP = 0.1
 s = socket.create_connection((sys.argv[1], 9005), timeout=30)
 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 srtt = []
 for i in range(3):
     s.sendall(b"x" * 14480)
-    # Wait until all is acknowledged: nothing in flight during the gap.
-    for _ in range(2000):
-        if not struct.unpack("i", fcntl.ioctl(s, SIOCOUTQ, b"\0" * 4))[0]:
-            break
-        time.sleep(0.005)
-    else:
-        sys.exit("message %d never acknowledged" % i)
+    # Nothing in flight during the gap.
+    acked(s, "message %d" % i)
     info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
     srtt.append(struct.unpack_from("I", info, 68)[0] // 1000)
     time.sleep(GAP)

@@ -257,21 +257,15 @@ tcp_timeout_bursts()	# PORT
 	OFFS=()
 	tcp_sink_start "$1" "$TMPD/timeout-$1" || return 1
 	trace_on || return 1
-	res=$(pyrun '
-import fcntl, socket, struct, subprocess, sys, time
-SIOCOUTQ, TCP_CA_LOSS = 0x5411, 4
+	res=$(pyrun "$PY_ACKED"'
+import socket, struct, subprocess, sys, time
+TCP_CA_LOSS = 4
 ns, peer, port = sys.argv[2], sys.argv[3], int(sys.argv[4])
 def tc(verb, *a):
     subprocess.run(["tc", "-n", ns, "qdisc", verb, "dev", peer, "root"] + list(a),
                    check=True)
 def info(s):
     return s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
-def acked(s, what):
-    for _ in range(4000):
-        if not struct.unpack("i", fcntl.ioctl(s, SIOCOUTQ, b"\0" * 4))[0]:
-            return
-        time.sleep(0.005)
-    sys.exit("%s never acknowledged" % what)
 s = socket.create_connection((sys.argv[1], port), timeout=30)
 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 for i in range(6):
@@ -369,20 +363,14 @@ trace_signs_of_ecn()
 		slot 3 ce_backlog 1 || return
 	tcp_sink_start 9008 "$TMPD/ecn-9008" || return
 	trace_on || return
-	if ! res=$(pyrun '
-import fcntl, socket, struct, sys, time
-SIOCOUTQ = 0x5411
+	if ! res=$(pyrun "$PY_ACKED"'
+import socket, sys, time
 s = socket.create_connection((sys.argv[1], 9008), timeout=30)
 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 for i in range(5):
     for _ in range(10):
         s.sendall(b"x" * 1448)
-    for _ in range(4000):
-        if not struct.unpack("i", fcntl.ioctl(s, SIOCOUTQ, b"\0" * 4))[0]:
-            break
-        time.sleep(0.005)
-    else:
-        sys.exit("message %d never acknowledged" % i)
+    acked(s, "message %d" % i)
     time.sleep(0.1)
 s.close()
 ' "$B4" 2>&1); then

@@ -765,6 +765,19 @@ dummy_del()
 	ip -n "$NS_A" link del "$DUMMY" 2>/dev/null
 }
 
+# Python for pyrun snippets: acked(S, WHAT) returns once every byte sent
+# on TCP socket S is acknowledged (SIOCOUTQ is 0), and exits with "WHAT
+# never acknowledged" after about 20 s.
+PY_ACKED='
+import fcntl, struct, sys, time
+def acked(s, what):
+    for _ in range(4000):
+        if not struct.unpack("i", fcntl.ioctl(s, 0x5411, b"\0" * 4))[0]:
+            return
+        time.sleep(0.005)
+    sys.exit("%s never acknowledged" % what)
+'
+
 # Run a Python snippet in NS_A with the arguments after it.
 pyrun()	# CODE ARGS...
 {
