@@ -1471,6 +1471,7 @@ static int __init desync_module_init(void)
 	BUILD_BUG_ON(DESYNC_PRIO_CONTROL != TC_PRIO_CONTROL);
 	BUILD_BUG_ON(DESYNC_TCP_FIN != TCPHDR_FIN);
 	BUILD_BUG_ON(DESYNC_TCP_RST != TCPHDR_RST);
+	BUILD_BUG_ON(DESYNC_TCP_CWR != TCPHDR_CWR);
 	BUILD_BUG_ON(sizeof(struct desync_group) > 64);
 
 	return register_qdisc(&desync_qdisc_ops);
