@@ -32,6 +32,14 @@ QDISCS = ["pfifo", "fq_codel", "jitter", "desync"]
 DC = ["--hostRate=100Gbps", "--buffer=256000", "--ecnK=97500",
       "--linkDelay=1us", "--compute=5ms", "--cc=dctcp"]
 
+def twojob(jobs, fabric_rate, msg, iters):
+    """Row 4's arguments: JOBS incast jobs of 32 workers in all, on two
+    ToRs of 16 with two spines and FABRIC_RATE uplinks."""
+    return DC + ["--scenario=twojob", f"--jobs={jobs}", "--hosts=32",
+                 "--hostsPerTor=16", "--spines=2", f"--fabricRate={fabric_rate}",
+                 f"--msg={msg}", f"--iters={iters}"]
+
+
 # name, row, arguments.  Sizes are scaled from the issue's matrix so
 # that it runs in about half an hour on two shared cores.
 ROWS = [
@@ -78,21 +86,13 @@ ROWS = [
                             "--spines=2", "--fabricRate=100Gbps", "--msg=128KiB",
                             "--iters=2"]),
     # 4. Jobs sharing ToR uplinks (8:1 oversubscribed).
-    ("twojob-2x16", 4, DC + ["--scenario=twojob", "--jobs=2", "--hosts=32",
-                            "--hostsPerTor=16", "--spines=2", "--fabricRate=100Gbps",
-                            "--msg=128KiB", "--iters=2"]),
-    ("twojob-4x8", 4, DC + ["--scenario=twojob", "--jobs=4", "--hosts=32",
-                           "--hostsPerTor=16", "--spines=2", "--fabricRate=100Gbps",
-                           "--msg=128KiB", "--iters=2"]),
+    ("twojob-2x16", 4, twojob(2, "100Gbps", "128KiB", 2)),
+    ("twojob-4x8", 4, twojob(4, "100Gbps", "128KiB", 2)),
     # 4, with communication as long as the compute (the CASSINI / MLTCP
     #    setting): 25 Gbit/s uplinks, so that the jobs' 2 MiB messages
     #    share 50 Gbit/s into the aggregators' ToR, 5.4 ms per job alone.
-    ("twojob-2x16-2m", 4, DC + ["--scenario=twojob", "--jobs=2", "--hosts=32",
-                               "--hostsPerTor=16", "--spines=2", "--fabricRate=25Gbps",
-                               "--msg=2MiB", "--iters=10"]),
-    ("twojob-4x8-2m", 4, DC + ["--scenario=twojob", "--jobs=4", "--hosts=32",
-                              "--hostsPerTor=16", "--spines=2", "--fabricRate=25Gbps",
-                              "--msg=2MiB", "--iters=10"]),
+    ("twojob-2x16-2m", 4, twojob(2, "25Gbps", "2MiB", 10)),
+    ("twojob-4x8-2m", 4, twojob(4, "25Gbps", "2MiB", 10)),
     # 5. No congestion: ring inside one rack, every port carries one flow.
     ("nocong-ring-8", 5, DC + ["--scenario=ring", "--hosts=8", "--hostsPerTor=8",
                               "--msg=128KiB", "--iters=5"]),
@@ -128,7 +128,7 @@ ABLATIONS = [
 ] + [
     # Four jobs whose communication is as long as their compute: what
     # sticky offsets and widen do where jobs, not hosts, collide.
-    ("A-" + n, "A", a, ["fq_codel", "jitter", "desync", "desync:nosticky", "desync:widen 0"])
+    ("A-" + n, "A", a, ABLATION_QDISCS[:3] + ["desync:nosticky", "desync:widen 0"])
     for n, _, a in ROWS if n == "twojob-4x8-2m"
 ]
 
