@@ -112,6 +112,7 @@ class Cluster
 	void MessageDone(Conn &c, const Conn::Msg &m);
 	void AddConn(uint32_t src, uint32_t dst, uint32_t job, uint64_t bytes);
 	Ptr<QueueDisc> InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host);
+	void LoseOnUplink(Ptr<NetDevice> tor);
 	DesyncQueueDisc::Sender SenderOf(uint32_t host, const TcpHeader &th) const;
 
 	const SimOptions &m_o;
@@ -134,6 +135,8 @@ class Cluster
 	Ptr<UniformRandomVariable> m_rng;
 	Time m_t0;
 	uint64_t m_rtos = 0;
+	uint64_t m_linkLosses = 0;
+	uint32_t m_linkStreams = 0;	/* explicit streams: other draws stay put */
 	uint32_t m_jobsDone = 0;
 	uint32_t m_connected = 0;
 };
@@ -239,6 +242,26 @@ DesyncQueueDisc::Sender Cluster::SenderOf(uint32_t host, const TcpHeader &th) co
 	return snd;
 }
 
+/*
+ * A faulty host uplink (a dirty optic, a flapping port): the ToR end
+ * drops a share of what the host sends, data and ACKs alike.  Its
+ * timeouts are none of desync's doing, and a window that widens on
+ * them only costs holds.
+ */
+void Cluster::LoseOnUplink(Ptr<NetDevice> tor)
+{
+	Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+	Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+
+	u->SetStream(1000000 + m_linkStreams++);
+	em->SetRandomVariable(u);
+	em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+	em->SetRate(m_o.lossRate);
+	tor->SetAttribute("ReceiveErrorModel", PointerValue(em));
+	tor->TraceConnectWithoutContext("PhyRxDrop", MakeBoundCallback(
+		+[](uint64_t *n, Ptr<const Packet>) { ++*n; }, &m_linkLosses));
+}
+
 void Cluster::BuildLinks()
 {
 	PointToPointHelper p2p;
@@ -289,6 +312,8 @@ void Cluster::BuildLinks()
 		NetDeviceContainer d = p2p.Install(m_hosts.Get(h), m_tors.Get(t));
 		m_hostQd[h] = InstallHostQdisc(d.Get(0), h);
 		switchPort(d.Get(1), m_o.hostRate);
+		if (m_o.lossRate > 0)
+			LoseOnUplink(d.Get(1));
 		base << "10." << t << "." << l << ".0";
 		addr.SetBase(base.str().c_str(), "255.255.255.252");
 		Ipv4InterfaceContainer ifs = addr.Assign(d);
@@ -756,6 +781,7 @@ void Cluster::Report(double wallS)
 		js << (i ? ", " : "") << iters[i];
 	js << "], \"rtos\": " << m_rtos << ", \"drops\": " << drops
 	   << ", \"ce_marks\": " << marks << ", \"queue_peak_bytes\": " << peak
+	   << ", \"link_losses\": " << m_linkLosses
 	   << ", \"host_drops\": " << hostDrops << ", \"host_ce_marks\": " << hostMarks
 	   << ", \"bursts\": " << bursts << ", \"held\": " << held
 	   << ", \"early_release\": " << early << ", \"hold_time_us\": " << holdNs / 1e3

@@ -196,6 +196,9 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 		{ "hostSlots", "desync slot of each host in index order, e.g. 0,2,1 "
 			       "(from desync-plan); later hosts keep --desync's",
 		  [o](const std::string &v) { return ParseSlots(v, &o->hostSlots); } },
+		{ "lossRate", "share of the packets each host's uplink loses at random, "
+			      "e.g. 1e-4: timeouts that no collision caused",
+		  [o](const std::string &v) { return ParseFraction(v, &o->lossRate); } },
 		{ "timeLimit", "simulated time after which the run is invalid",
 		  [o](const std::string &v) { return DesyncParseTimeNs(v, &o->timeLimitNs) && o->timeLimitNs; } },
 		{ "json", "write the results object to FILE",

@@ -42,6 +42,7 @@ struct SimOptions {
 	uint32_t stage1Prio = 0;	/* SO_PRIORITY of the stage-1 sockets */
 	std::vector<uint32_t> hostSlots;	/* a planned slot per host index */
 	uint64_t timeLimitNs = 30000000000ULL;
+	double lossRate = 0;		/* share of packets each host uplink loses */
 	std::string json;
 };
 

@@ -147,6 +147,21 @@ else
 	not_ok "DCTCP keeps two segments of ssthresh: the burst that stalled completes"
 fi
 
+# A faulty uplink loses a share of what each host sends, counted apart
+# from the switches' drops; TCP still delivers every byte, and a run
+# without it loses nothing.
+RING=(--scenario=ring --hosts=4 --hostsPerTor=4 --msg=64KiB --iters=20 --seed=5)
+if "$SIM" "${RING[@]}" --lossRate=0.01 --json="$OUT/lossy.json" >/dev/null &&
+   "$SIM" "${RING[@]}" --json="$OUT/clean.json" >/dev/null &&
+   [ "$(field "$OUT/lossy.json" valid)" = True ] &&
+   [ "$(field "$OUT/lossy.json" link_losses)" -gt 0 ] &&
+   [ "$(field "$OUT/lossy.json" drops)" -eq 0 ] &&
+   [ "$(field "$OUT/clean.json" link_losses)" -eq 0 ]; then
+	ok "--lossRate loses on the host uplinks, counted as link_losses, and every byte arrives"
+else
+	not_ok "--lossRate loses on the host uplinks, counted as link_losses, and every byte arrives"
+fi
+
 # Each bad command line: exit 2, exactly one line on stderr.
 bad_opt()
 {
@@ -176,6 +191,8 @@ bad_opt --desync="group_by mark slots 4 slot_map 1:4"
 bad_opt --stage1=1
 bad_opt --hostSlots=0,x
 bad_opt --conn=pooled
+bad_opt --lossRate=1
+bad_opt --lossRate=-0.1
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
