@@ -25,6 +25,8 @@ METRICS = [
     ("ce_marks", "CE marks"),
 ]
 ROW6 = [("goodput_gbps", "goodput (Gbit/s)"), ("jain", "Jain's index")]
+# Faulty uplinks: what was lost there and what the hosts marked.
+LOSSY = [("link_losses", "uplink losses"), ("host_ce_marks", "host CE marks")]
 
 
 UNITS = {"bps": 1, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "Tbps": 1e12,
@@ -106,8 +108,8 @@ def main():
     raw, out = sys.argv[1], sys.argv[2]
     recs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(raw, "*.json")))]
     # The matrix's rows by number, then the ablations (A), sticky (S), RTO (R),
-    # field (F) and widen (W) rows.
-    extra = {"A": 99, "S": 100, "R": 101, "F": 102, "W": 103}
+    # field (F), widen (W), long widen (WL) and lossy-uplink (L) rows.
+    extra = {"A": 99, "S": 100, "R": 101, "F": 102, "W": 103, "WL": 104, "L": 105}
     recs.sort(key=lambda r: extra.get(r["row"], r["row"]))
     names = []
     for r in recs:
@@ -128,7 +130,7 @@ def main():
     for name in names:
         row = [r for r in recs if r["name"] == name]
         rown = row[0]["row"]
-        metrics = METRICS + (ROW6 if rown == 6 else [])
+        metrics = METRICS + (ROW6 if rown == 6 else []) + (LOSSY if rown == "L" else [])
         qdiscs = [q for q in QDISCS if any(r["host_qdisc"] == q for r in row)]
         qdiscs += sorted({r["host_qdisc"] for r in row} - set(qdiscs))
         lines += [f"## Row {rown}: {name}", "", "`desync-sim " + " ".join(row[0]["args"]) + "`", ""]
@@ -152,7 +154,7 @@ def main():
             lines.append("| communication / drain time | " + " | ".join(cells) + " |" +
                          " |" * (len(qdiscs) - 1))
             # A window that learns over iterations: where it ends up.
-            if rown == "W":
+            if rown in ("W", "WL"):
                 cells = []
                 for q in qdiscs:
                     vals = [comm_over_drain(r, second_half(r)) for r in row
