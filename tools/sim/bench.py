@@ -212,8 +212,7 @@ WIDEN = (over_20_iterations("W", ("F-incast-300x256k-50g",), WIDEN_QDISCS, rows=
          over_20_iterations("W", ("F-incast-200x128k-25g",), WIDEN_QDISCS, rows=FIELD))
 
 # The 200-worker widened incast over 50 iterations: whether a learnt
-# window stays learnt, where each narrowing moves a start among starts
-# that had settled ("WL", not part of "make bench-sim").
+# window stays learnt ("WL", not part of "make bench-sim").
 WIDEN_LONG = over_20_iterations("WL", ("F-incast-200x128k-25g",), ["fq_codel", "desync"],
                                 ["--timeLimit=120s"], rows=FIELD, iters=50)
 
@@ -222,10 +221,11 @@ WIDEN_LONG = over_20_iterations("WL", ("F-incast-200x128k-25g",), ["fq_codel", "
 # widens on them only adds holds, and host marking (ce_backlog) turns
 # more of the losses into timeouts ("L", not part of "make bench-sim").
 LOSSY_QDISCS = ["fq_codel", "desync", "desync:widen 0", "desync:ce_backlog 0"]
-LOSSY = [(f"L-nocong-ring-8-loss{rate}", "L", a + [f"--lossRate={rate}", "--timeLimit=200s"],
-          LOSSY_QDISCS)
+LOSSY = [(f"{n}-loss{rate}", *rest)
          for rate in ("1e-4", "1e-3")
-         for _, _, a, *_ in over_20_iterations("L", ("nocong-ring-8",), (), iters=1000)]
+         for n, *rest in over_20_iterations("L", ("nocong-ring-8",), LOSSY_QDISCS,
+                                            [f"--lossRate={rate}", "--timeLimit=200s"],
+                                            iters=1000)]
 
 # Every row outside the matrix: "make bench-sim" runs none of them.
 EXTRA_ROWS = ABLATIONS + STICKY + RTO + FIELD + FIELD_STICKY + WIDEN + WIDEN_LONG + LOSSY

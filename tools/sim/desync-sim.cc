@@ -112,7 +112,7 @@ class Cluster
 	void MessageDone(Conn &c, const Conn::Msg &m);
 	void AddConn(uint32_t src, uint32_t dst, uint32_t job, uint64_t bytes);
 	Ptr<QueueDisc> InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host);
-	void LoseOnUplink(Ptr<NetDevice> tor);
+	void LoseOnUplink(Ptr<NetDevice> tor, uint32_t host);
 	DesyncQueueDisc::Sender SenderOf(uint32_t host, const TcpHeader &th) const;
 
 	const SimOptions &m_o;
@@ -136,7 +136,6 @@ class Cluster
 	Time m_t0;
 	uint64_t m_rtos = 0;
 	uint64_t m_linkLosses = 0;
-	uint32_t m_linkStreams = 0;	/* explicit streams: other draws stay put */
 	uint32_t m_jobsDone = 0;
 	uint32_t m_connected = 0;
 };
@@ -246,14 +245,15 @@ DesyncQueueDisc::Sender Cluster::SenderOf(uint32_t host, const TcpHeader &th) co
  * A faulty host uplink (a dirty optic, a flapping port): the ToR end
  * drops a share of what the host sends, data and ACKs alike.  Its
  * timeouts are none of desync's doing, and a window that widens on
- * them only costs holds.
+ * them only costs holds.  Each host's losses draw from a stream of its
+ * own, so that every other draw of the run stays put.
  */
-void Cluster::LoseOnUplink(Ptr<NetDevice> tor)
+void Cluster::LoseOnUplink(Ptr<NetDevice> tor, uint32_t host)
 {
 	Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
 	Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
 
-	u->SetStream(1000000 + m_linkStreams++);
+	u->SetStream(1000000 + host);
 	em->SetRandomVariable(u);
 	em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
 	em->SetRate(m_o.lossRate);
@@ -313,7 +313,7 @@ void Cluster::BuildLinks()
 		m_hostQd[h] = InstallHostQdisc(d.Get(0), h);
 		switchPort(d.Get(1), m_o.hostRate);
 		if (m_o.lossRate > 0)
-			LoseOnUplink(d.Get(1));
+			LoseOnUplink(d.Get(1), h);
 		base << "10." << t << "." << l << ".0";
 		addr.SetBase(base.str().c_str(), "255.255.255.252");
 		Ipv4InterfaceContainer ifs = addr.Assign(d);
