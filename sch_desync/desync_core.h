@@ -71,7 +71,7 @@
 /* Steps of offset_max a window may grow by, in 3 bits of the group's flags. */
 #define DESYNC_WIDEN_MAX	7U
 /* A widened group narrows one step per this many bursts on average. */
-#define DESYNC_NARROW_ODDS	64U
+#define DESYNC_NARROW_ODDS	1024U
 #define DESYNC_SLOTS_MAX	1024U
 /* Longer bursts say nothing more about the window; keeps spread's product in 64 bits. */
 #define DESYNC_BURST_DUR_MAX_NS	100000000000ULL	/* 100 s */
@@ -336,20 +336,27 @@ static inline u32 desync_window_cap(const struct desync_sched *s,
  * Widened groups narrow again by chance, one step per DESYNC_NARROW_ODDS
  * bursts on average, so that a rare timeout from elsewhere costs its
  * wider hold for a while, not forever.  Narrowing on clean bursts alone
- * would close the window again as soon as it works; at 1 in 64 a window
- * that still needs its width regains it at the next timeout.  Narrowing
- * only after bursts without ECN marks or losses was measured too: fewer
- * relapses over long runs, more over short ones (Documentation/sim.md).
- * The draws of groups that never widened are not touched.
+ * would close the window again as soon as it works.  Narrowing is also
+ * what brings a learnt incast back into timeouts: each group that
+ * narrows moves its start among starts that had settled, and with a
+ * hundred widened groups at 1 in 64 a few moved in every iteration,
+ * and every few tens of iterations they collided; at 1 in 1024 the
+ * learnt window holds (Documentation/sim.md, "Narrowing over longer
+ * runs").  Narrowing only after bursts without ECN marks or losses was
+ * measured too: fewer relapses over long runs, more over short ones.
+ * The draws of groups that never widened are not touched.  Returns
+ * whether @g's window just widened.
  */
-static inline void desync_follow_timeouts(struct desync_sched *s,
+static inline bool desync_follow_timeouts(struct desync_sched *s,
 					  struct desync_group *g)
 {
 	u32 step = desync_widen_steps(g);
 	u32 sign = desync_group_sign(g);
+	bool wider = false;
 
 	if (sign == DESYNC_SIGN_TIMEOUT) {
-		if (step < s->p.widen)
+		wider = step < s->p.widen;
+		if (wider)
 			step++;
 	} else if (step && !desync_rand_below(&s->rng, DESYNC_NARROW_ODDS)) {
 		step--;
@@ -358,6 +365,7 @@ static inline void desync_follow_timeouts(struct desync_sched *s,
 		step = s->p.widen;
 	g->flags &= ~DESYNC_G_WIDEN_MASK;
 	g->flags |= step << DESYNC_G_WIDEN_SHIFT;
+	return wider;
 }
 
 /*
@@ -794,6 +802,29 @@ static inline u64 desync_share_offset(const struct desync_sched *s,
 }
 
 /*
+ * Where the part of @window that group @g's last widening opened begins:
+ * its window before that timeout, at most @window.
+ *
+ * All windows begin at the burst start, and only some hosts' windows
+ * reach far, so starts are densest early and thin out towards the end:
+ * a group that timed out collided where they were dense, and the part
+ * its widening opened is the emptiest it can go to.  Redrawn across the
+ * whole wider window it would land back where it collided more often
+ * than not (at step k, with odds k in k + 1), and every relapse would
+ * move the hosts it hit back into the crowd.  Moving only into the
+ * opened part fills the window evenly from its start, as many hosts as
+ * the bottleneck drains in each offset_max, which is what a window as
+ * long as the drain needs.
+ */
+static inline u32 desync_opened_from(const struct desync_sched *s,
+				     const struct desync_group *g, u32 window)
+{
+	u64 before = (u64)s->p.offset_max_ns * desync_widen_steps(g);
+
+	return before < window ? (u32)before : window;
+}
+
+/*
  * The offset of a burst that starts in group @g, in its slot *@slot.
  *
  * Random offsets spread the hosts, but a fresh draw at every burst keeps
@@ -805,12 +836,15 @@ static inline u64 desync_share_offset(const struct desync_sched *s,
  * own egress) draws a new one.  The hosts that collided move, those that
  * did not stay, and the cluster settles on starts that fit, as slotted
  * ALOHA with reservation does, without any host knowing the others.
+ * A retransmit timeout that just widened the window (@wider) draws only
+ * in the part the widening opened (desync_opened_from()).
  */
 static inline u64 desync_sticky_offset(struct desync_sched *s,
-				       struct desync_group *g, u32 *slot)
+				       struct desync_group *g, u32 *slot,
+				       bool wider)
 {
 	u32 window = desync_window(s, g);
-	u32 kept_slot;
+	u32 kept_slot, opened;
 	u64 offset;
 
 	if ((g->flags & DESYNC_G_KEPT) &&
@@ -826,7 +860,15 @@ static inline u64 desync_sticky_offset(struct desync_sched *s,
 			return offset;
 		}
 	}
-	offset = desync_draw_offset_in(s, window, slot);
+	opened = wider ? desync_opened_from(s, g, window) : window;
+	if (opened < window && s->p.slots <= 1) {
+		/* One range, as desync_draw_offset_in() has without slots. */
+		*slot = 0;
+		offset = opened + desync_rand_below(&s->rng,
+						    (u64)(window - opened) + 1);
+	} else {
+		offset = desync_draw_offset_in(s, window, slot);
+	}
 	g->frac = desync_offset_share(s, window, offset, *slot);
 	g->flags |= DESYNC_G_KEPT;
 	return offset;
@@ -837,9 +879,10 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
 {
 	struct desync_group *g = &s->groups[idx];
 	u64 offset;
+	bool wider;
 
-	desync_follow_timeouts(s, g);
-	offset = s->p.sticky ? desync_sticky_offset(s, g, &slot) :
+	wider = desync_follow_timeouts(s, g);
+	offset = s->p.sticky ? desync_sticky_offset(s, g, &slot, wider) :
 		 desync_draw_offset_in(s, desync_window(s, g), &slot);
 
 	s->st.bursts++;

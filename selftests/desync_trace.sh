@@ -319,7 +319,7 @@ trace_sticky_redraw_on_loss()
 # widen: the timeout widens the window of the next burst by one
 # offset_max.  In the last of four slots of a 4ms window every offset
 # lies in [3ms, 4ms); widened to 8ms, in [6ms, 8ms).  The sixth burst
-# keeps the wide window or, one time in 64, narrows back.
+# keeps the wide window or, one time in 1024, narrows back.
 trace_widen_on_timeout()
 {
 	local i

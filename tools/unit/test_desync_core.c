@@ -1589,7 +1589,7 @@ static void test_widen_on_timeouts(void)
 	/* The other group did not widen. */
 	CHECK(widen_burst(&sim, 1, t, false) < om);
 	/* Clean bursts narrow it, one step at a time, by chance. */
-	for (i = 0; i < 1000; i++) {
+	for (i = 0; i < 20 * DESYNC_NARROW_ODDS; i++) {
 		t += 500 * MS;
 		h = widen_burst(&sim, 0, t, false);
 		CHECK(h >= om * 3 / 4 && h < 3 * om);
@@ -1598,9 +1598,9 @@ static void test_widen_on_timeouts(void)
 			last_wide = i;
 		}
 	}
-	/* Two steps at 1 in 64: about 128 wide bursts, not 0 nor all. */
-	CHECK(wide >= 32 && wide <= 512);
-	CHECK(last_wide < 900);
+	/* Two steps at 1 in ODDS: about 2 x ODDS wide bursts, not 0 nor all. */
+	CHECK(wide >= DESYNC_NARROW_ODDS / 2 && wide <= 8 * DESYNC_NARROW_ODDS);
+	CHECK(last_wide < 18 * DESYNC_NARROW_ODDS);
 	/* A lower widen caps a group already wider. */
 	t += 500 * MS;
 	widen_burst(&sim, 0, t, true);
@@ -1698,13 +1698,15 @@ static void test_burst_signs(void)
 
 /*
  * With sticky and widen, a timeout both widens the window and draws a
- * new offset in it; clean bursts keep their share of the wider window.
+ * new offset in the part of it the widening opened; clean bursts keep
+ * their share of the wider window.  A timeout at the widest window
+ * widens nothing and draws across all of it, as any loss does.
  */
 static void test_widen_sticky(void)
 {
 	const u64 om = 10 * MS;
 	u64 t = 10 * MS, h, first;
-	u32 i, over = 0;
+	u32 i, low = 0;
 	struct sim sim;
 
 	sim_init(&sim, 1, 44);
@@ -1715,12 +1717,20 @@ static void test_widen_sticky(void)
 	for (i = 0; i < 7; i++) {
 		t += 500 * MS;
 		h = widen_burst(&sim, 0, t, true);
-		CHECK(h <= (u64)(i + 2) * om);
+		CHECK(h >= (u64)(i + 1) * om && h <= (u64)(i + 2) * om);
+		/* Without slots the event reports slot 0, as every draw does. */
+		CHECK(ev.last_slot == 0 && ev.last_offset == h);
 		CHECK(desync_group_sign(&sim.s.groups[0]) == DESYNC_SIGN_NONE);
-		over += h > om;
 	}
-	/* Seven draws in ever wider windows: most land beyond the first. */
-	CHECK(over >= 4);
+	CHECK(desync_widen_steps(&sim.s.groups[0]) == 7);
+	for (i = 0; i < 64; i++) {
+		t += 500 * MS;
+		h = widen_burst(&sim, 0, t, true);
+		CHECK(h <= 8 * om);
+		low += h < 7 * om;
+	}
+	/* At the cap: 7 in 8 of the draws fall below the last step. */
+	CHECK(low >= 40);
 	CHECK(desync_widen_steps(&sim.s.groups[0]) == 7);
 	/* Kept, while it lasts, in the wide window. */
 	t += 500 * MS;
@@ -1782,11 +1792,11 @@ static void test_sticky_slot_edges(void)
 				u64 first, kept, rng;
 
 				g->flags &= ~DESYNC_G_KEPT;
-				first = desync_sticky_offset(&sim.s, g, &slot);
+				first = desync_sticky_offset(&sim.s, g, &slot, false);
 				CHECK(slot == n % nslots[i]);
 				CHECK(first / width == slot);
 				rng = sim.s.rng;
-				kept = desync_sticky_offset(&sim.s, g, &again);
+				kept = desync_sticky_offset(&sim.s, g, &again, false);
 				/* Kept, not drawn again, and in its slot. */
 				CHECK(sim.s.rng == rng && again == slot);
 				CHECK(kept <= first && kept / width == slot);
