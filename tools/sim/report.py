@@ -80,6 +80,14 @@ def spread(vals, f=fmt):
     return f"{f(statistics.median(vals))} [{f(min(vals))}-{f(max(vals))}]"
 
 
+def seed_range(row):
+    """The seeds of a row's runs, as "1-5" where they run without a gap."""
+    seeds = sorted({r["seed"] for r in row})
+    if seeds == list(range(seeds[0], seeds[-1] + 1)) and len(seeds) > 1:
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ", ".join(map(str, seeds))
+
+
 def ratios(recs, name, q, key):
     base = {r["seed"]: r[key] for r in recs if r["name"] == name and r["host_qdisc"] == "fq_codel"}
     out, zero = [], []
@@ -133,7 +141,8 @@ def main():
         metrics = METRICS + (ROW6 if rown == 6 else []) + (LOSSY if rown == "L" else [])
         qdiscs = [q for q in QDISCS if any(r["host_qdisc"] == q for r in row)]
         qdiscs += sorted({r["host_qdisc"] for r in row} - set(qdiscs))
-        lines += [f"## Row {rown}: {name}", "", "`desync-sim " + " ".join(row[0]["args"]) + "`", ""]
+        lines += [f"## Row {rown}: {name}", "", "`desync-sim " + " ".join(row[0]["args"]) + "`",
+                  "", f"Seeds {seed_range(row)}.", ""]
         lines.append("| metric | " + " | ".join(qdiscs) + " | " +
                      " | ".join(f"{q}/fq_codel" for q in qdiscs if q != "fq_codel") + " |")
         lines.append("|---" * (1 + 2 * len(qdiscs) - 1) + "|")
