@@ -20,6 +20,7 @@ ALL_TESTS="
 	trace_sticky_offsets
 	trace_sticky_redraw_on_loss
 	trace_widen_on_timeout
+	trace_widen_opened_part
 	trace_signs_of_ecn
 	trace_bpftrace_holds
 "
@@ -336,6 +337,25 @@ trace_widen_on_timeout()
 	# What the tracepoint says of it: the fifth start saw the timeout.
 	assert_eq "steps of bursts 1-5" "${STEPS[*]:0:5}" "0 0 0 0 1"
 	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none timeout"
+}
+
+# widen without slots: the start the timeout redraws falls in the part of
+# the window the widening opened, [4ms, 8ms] of a window widened to 8ms,
+# in each of three runs; a draw across the whole window would land there
+# in one run of two.
+trace_widen_opened_part()
+{
+	local run
+
+	for run in 1 2 3; do
+		tca qdisc del dev "$DEV" root 2>/dev/null
+		tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms \
+			spread 0 widen 1 || return
+		tcp_timeout_bursts $((9010 + run)) || return
+		assert_eq "steps of burst 5, run $run" "${STEPS[4]}" 1
+		assert_range "offset of burst 5, after the timeout, run $run (ns)" \
+			"${OFFS[4]}" 4000000 8000000
+	done
 }
 
 # A sender that cut its window for ECN echoes says so with CWR on its next
