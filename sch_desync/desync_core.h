@@ -803,7 +803,8 @@ static inline u64 desync_share_offset(const struct desync_sched *s,
 
 /*
  * Where the part of @window that group @g's last widening opened begins:
- * its window before that timeout, at most @window.
+ * its window before that timeout, or 0 where @window did not grow past
+ * it (spread kept it shorter), so that the draw takes all of it.
  *
  * All windows begin at the burst start, and only some hosts' windows
  * reach far, so starts are densest early and thin out towards the end:
@@ -821,7 +822,7 @@ static inline u32 desync_opened_from(const struct desync_sched *s,
 {
 	u64 before = (u64)s->p.offset_max_ns * desync_widen_steps(g);
 
-	return before < window ? (u32)before : window;
+	return before < window ? (u32)before : 0;
 }
 
 /*
@@ -860,15 +861,10 @@ static inline u64 desync_sticky_offset(struct desync_sched *s,
 			return offset;
 		}
 	}
-	opened = wider ? desync_opened_from(s, g, window) : window;
-	if (opened < window && s->p.slots <= 1) {
-		/* One range, as desync_draw_offset_in() has without slots. */
-		*slot = 0;
-		offset = opened + desync_rand_below(&s->rng,
-						    (u64)(window - opened) + 1);
-	} else {
-		offset = desync_draw_offset_in(s, window, slot);
-	}
+	/* Slots keep their own ranges: a slotted window draws in all of it. */
+	opened = wider && s->p.slots <= 1 ?
+		 desync_opened_from(s, g, window) : 0;
+	offset = opened + desync_draw_offset_in(s, window - opened, slot);
 	g->frac = desync_offset_share(s, window, offset, *slot);
 	g->flags |= DESYNC_G_KEPT;
 	return offset;
