@@ -93,7 +93,9 @@
 
 /*
  * Signs of congestion a group's senders give on its egress, in order: a
- * window cut for ECN echoes (CWR), a retransmission, a retransmit timeout.
+ * window cut for ECN echoes (CWR), a retransmission, a retransmit timeout
+ * that resent more than one segment or followed another sign
+ * (desync_note_loss()).
  */
 enum desync_sign {
 	DESYNC_SIGN_NONE,
@@ -330,9 +332,11 @@ static inline u32 desync_window_cap(const struct desync_sched *s,
  * costs a retransmit timeout.  Starts spread over about that drain time
  * do not, and need no coordination; but no host knows the drain time.
  * A host does see its own senders time out.  So a group whose sender
- * took a retransmit timeout since its last burst widens its window by
- * one offset_max, up to widen steps; fast recovery does not count, as
- * DCTCP meets it where a window of a few milliseconds is already enough.
+ * took a retransmit timeout since its last burst (one that lost more
+ * than a faulty link's stray segment, desync_note_loss()) widens its
+ * window by one offset_max, up to widen steps; fast recovery alone does
+ * not count, as DCTCP meets it where a window of a few milliseconds is
+ * already enough.
  * Widened groups narrow again by chance, one step per DESYNC_NARROW_ODDS
  * bursts on average, so that a rare timeout from elsewhere costs its
  * wider hold for a while, not forever.  Narrowing on clean bursts alone
@@ -997,12 +1001,27 @@ static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)
  * with widen, a timeout widens its window.  Call it before
  * desync_enqueue_slot(), so that a retransmission that itself starts a
  * burst (after a retransmit timeout) already moves it.
+ *
+ * Bursts that collide overfill the port: before it drops whole windows,
+ * their senders see ECN echoes (CWR) or lose a segment to fast
+ * retransmission, and after the timeout each resends more than one
+ * segment.  A faulty link loses a segment here and there: a timeout on
+ * it, with no sign before it in its burst, resends the one it lost and
+ * is done.  Such a timeout is a loss: it draws a new offset as any loss
+ * does, and widens nothing, since no start avoids the next one, and a
+ * window widened for it would hold longer for DESYNC_NARROW_ODDS bursts
+ * per step (Documentation/sim.md, "Timeouts from a faulty link").  So
+ * the first segment a timeout resends counts as a timeout only after
+ * another sign in its burst, and every further one does.
  */
 static inline void desync_note_loss(struct desync_sched *s, u32 idx,
 				    bool timeout)
 {
-	desync_raise_sign(&s->groups[idx],
-			  timeout ? DESYNC_SIGN_TIMEOUT : DESYNC_SIGN_LOSS);
+	struct desync_group *g = &s->groups[idx];
+
+	if (timeout && desync_group_sign(g) == DESYNC_SIGN_NONE)
+		timeout = false;
+	desync_raise_sign(g, timeout ? DESYNC_SIGN_TIMEOUT : DESYNC_SIGN_LOSS);
 }
 
 /*

@@ -20,6 +20,7 @@ ALL_TESTS="
 	trace_sticky_offsets
 	trace_sticky_redraw_on_loss
 	trace_widen_on_timeout
+	trace_timeout_one_resend
 	trace_widen_opened_part
 	trace_signs_of_ecn
 	trace_bpftrace_holds
@@ -233,14 +234,6 @@ trace_sticky_offsets()
 	! same_offsets 100000000 "${OFFS[@]}" || fail "nosticky: four draws gave one offset: ${OFFS[*]}"
 }
 
-# A TCP sender sends three messages, then one whose ACKs are lost until it
-# times out and retransmits, then two more, through the desync root that
-# the caller added on $PEER.  The retransmissions repair the fourth burst
-# and start none, so six bursts start.  The tail loss probe, 10ms or more
-# after the fourth burst with the socket still open, starts none either:
-# with holds of at most 8ms the sender's round trip stays far below 5ms,
-# so the probe's silence is always longer than both idle and two round
-# trips.  Sets OFFS to the bursts' offsets (ns).
 # The offset, window steps and sign of every burst start traced so far,
 # in OFFS, STEPS and SIGNS.
 burst_fields()
@@ -251,17 +244,44 @@ burst_fields()
 	read -ra SIGNS <<< "$(trace_fields desync_burst sign | tr '\n' ' ')"
 }
 
-tcp_timeout_bursts()	# PORT
+# A TCP sender sends three messages, then one whose ACKs are lost until it
+# times out and retransmits, then two more, through the desync root that
+# the caller added on $PEER.  The retransmissions repair the fourth burst
+# and start none, so six bursts start.  The tail loss probe, 10ms or more
+# after the fourth burst with the socket still open, starts none either:
+# with holds of at most 8ms the sender's round trip stays far below 5ms,
+# so the probe's silence is always longer than both idle and two round
+# trips.  The ACKs are lost until the sender is seen in loss recovery, so
+# the first segment it resends is lost to it too, and it resends again
+# after a second timeout: a timeout that resends more than one segment,
+# as a collision's does.  Sets OFFS, STEPS and SIGNS (burst_fields).
+#
+# With "one", the timeout resends a single segment, as a faulty link's
+# does: the ACKs are lost only for 100ms after the fourth message, well
+# before a timeout that a route's rto_min of 1s delays, and without the
+# tail loss probe (tcp_early_retrans 0) nothing resends before it.
+tcp_timeout_bursts()	# PORT [one]
 {
-	local res rc
+	local res rc early
 
 	OFFS=()
+	if [ "${2:-}" = one ]; then
+		early=$(ip netns exec "$NS_A" sysctl -n net.ipv4.tcp_early_retrans) ||
+			{ fail "no tcp_early_retrans"; return 1; }
+		defer ip netns exec "$NS_A" sysctl -qw net.ipv4.tcp_early_retrans="$early"
+		ip netns exec "$NS_A" sysctl -qw net.ipv4.tcp_early_retrans=0 ||
+			{ fail "cannot set tcp_early_retrans"; return 1; }
+		ip -n "$NS_A" route add "$B4/32" dev "$DEV" rto_min 1000ms ||
+			{ fail "cannot add a route with rto_min"; return 1; }
+		defer ip -n "$NS_A" route del "$B4/32" dev "$DEV"
+	fi
 	tcp_sink_start "$1" "$TMPD/timeout-$1" || return 1
 	trace_on || return 1
 	res=$(pyrun "$PY_ACKED"'
 import socket, struct, subprocess, sys, time
 TCP_CA_LOSS = 4
 ns, peer, port = sys.argv[2], sys.argv[3], int(sys.argv[4])
+one = sys.argv[5] == "one"
 def tc(verb, *a):
     subprocess.run(["tc", "-n", ns, "qdisc", verb, "dev", peer, "root"] + list(a),
                    check=True)
@@ -274,7 +294,10 @@ for i in range(6):
         # The receiver ACKs into a void until the sender times out.
         tc("add", "netem", "loss", "100%")
     s.sendall(b"x" * 14480)
-    if i == 3:
+    if i == 3 and one:
+        time.sleep(0.1)
+        tc("del")
+    elif i == 3:
         for _ in range(4000):
             if info(s)[1] == TCP_CA_LOSS:
                 break
@@ -286,7 +309,7 @@ for i in range(6):
     time.sleep(0.1)
 print(struct.unpack_from("I", info(s), 100)[0])
 s.close()
-' "$B4" "$NS_B" "$PEER" "$1" 2>&1)
+' "$B4" "$NS_B" "$PEER" "$1" "${2:-all}" 2>&1)
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
 		fail "TCP sender failed: $res"
@@ -294,6 +317,7 @@ s.close()
 	fi
 	wait "$SINK_PID"
 	burst_fields
+	RETRANS=$res
 	note "retransmitted segments $res; offsets_ns ${OFFS[*]}; steps ${STEPS[*]}; signs ${SIGNS[*]}"
 	assert_cmp "retransmitted segments" "$res" -ge 1
 	# Three before, one for the lost message, two after; no retransmission.
@@ -328,6 +352,7 @@ trace_widen_on_timeout()
 	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms spread 0 \
 		slots 4 slot 3 widen 1 || return
 	tcp_timeout_bursts 9007 || return
+	assert_cmp "retransmitted segments" "$RETRANS" -ge 2
 	for i in 0 1 2 3; do
 		assert_range "offset of burst $((i + 1)), before the timeout (ns)" \
 			"${OFFS[i]}" 3000000 3999999
@@ -337,6 +362,24 @@ trace_widen_on_timeout()
 	# What the tracepoint says of it: the fifth start saw the timeout.
 	assert_eq "steps of bursts 1-5" "${STEPS[*]:0:5}" "0 0 0 0 1"
 	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none timeout"
+}
+
+# A timeout that resends a single segment with no sign before it in its
+# burst, as a faulty link's, is a loss: the fifth start reports a loss and
+# draws again in the last slot of the window, which stays 4ms.
+trace_timeout_one_resend()
+{
+	local i
+
+	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms spread 0 \
+		slots 4 slot 3 widen 1 || return
+	tcp_timeout_bursts 9009 one || return
+	assert_eq "retransmitted segments" "$RETRANS" 1
+	for i in 0 1 2 3 4 5; do
+		assert_range "offset of burst $((i + 1)) (ns)" "${OFFS[i]}" 3000000 3999999
+	done
+	assert_eq "steps" "${STEPS[*]}" "0 0 0 0 0 0"
+	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none loss"
 }
 
 # widen without slots: the start the timeout redraws falls in the part of

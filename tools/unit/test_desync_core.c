@@ -1541,12 +1541,86 @@ static void test_sticky_offsets(void)
 	sim_free(&sim);
 }
 
-/* One burst of group @idx at @t, drained; its hold (0 if none). */
+/*
+ * One burst of group @idx at @t, drained; its hold (0 if none).  After a
+ * @timeout the sender resends two segments, as one that collided does.
+ */
 static u64 widen_burst(struct sim *sim, u32 idx, u64 t, bool timeout)
 {
-	if (timeout)
+	if (timeout) {
 		desync_note_loss(&sim->s, idx, true);
+		desync_note_loss(&sim->s, idx, true);
+	}
 	return sticky_burst(sim, idx, t);
+}
+
+/*
+ * A timeout counts as one once its sender resends a second segment, or
+ * after another sign in its burst: ECN echoes (CWR) or a fast
+ * retransmission.  One that resends a single segment without, a faulty
+ * link's, is a loss: the next start reports a loss and draws, at the
+ * same window.  A CWR on the segment that starts a burst answers the
+ * burst before and announces nothing in this one.
+ */
+static void test_widen_needs_a_sign(void)
+{
+	const struct desync_pkt cwr = { .tcp_flags = DESYNC_TCP_CWR | 0x10 };
+	const u64 om = 10 * MS;
+	struct desync_group *g;
+	u64 t = 10 * MS, h;
+	struct sim sim;
+
+	sim_init(&sim, 1, 45);
+	g = &sim.s.groups[0];
+	sim.s.p.offset_max_ns = om;
+	sim.s.p.sticky = 1;
+	sim.s.p.widen = 3;
+	widen_burst(&sim, 0, t, false);
+	/* One segment resent, nothing before: a loss. */
+	desync_note_loss(&sim.s, 0, true);
+	CHECK(desync_group_sign(g) == DESYNC_SIGN_LOSS);
+	t += 500 * MS;
+	h = widen_burst(&sim, 0, t, false);
+	CHECK(ev.last_sign == DESYNC_SIGN_LOSS && ev.last_steps == 0);
+	CHECK(desync_widen_steps(g) == 0 && h <= om);
+	/* The CWR that starts a burst belongs to the one before. */
+	t += 500 * MS;
+	desync_note_ecn(&sim.s, 0, &cwr);
+	sim_enqueue(&sim, 0, 1000, t);
+	CHECK(ev.last_sign == DESYNC_SIGN_MARKS);
+	desync_note_loss(&sim.s, 0, true);
+	CHECK(desync_group_sign(g) == DESYNC_SIGN_LOSS);
+	while (sim_dequeue(&sim, t + 2 * om, NULL, NULL) != DESYNC_NONE)
+		;
+	t += 500 * MS;
+	widen_burst(&sim, 0, t, false);
+	CHECK(ev.last_sign == DESYNC_SIGN_LOSS && ev.last_steps == 0);
+	CHECK(desync_widen_steps(g) == 0);
+	/* A second segment resent: a timeout. */
+	desync_note_loss(&sim.s, 0, true);
+	desync_note_loss(&sim.s, 0, true);
+	CHECK(desync_group_sign(g) == DESYNC_SIGN_TIMEOUT);
+	t += 500 * MS;
+	h = widen_burst(&sim, 0, t, false);
+	CHECK(ev.last_sign == DESYNC_SIGN_TIMEOUT && ev.last_steps == 1);
+	CHECK(h >= om && h <= 2 * om);
+	/* After a fast retransmission in the same burst, the first one. */
+	desync_note_loss(&sim.s, 0, false);
+	desync_note_loss(&sim.s, 0, true);
+	CHECK(desync_group_sign(g) == DESYNC_SIGN_TIMEOUT);
+	t += 500 * MS;
+	h = widen_burst(&sim, 0, t, false);
+	CHECK(ev.last_sign == DESYNC_SIGN_TIMEOUT && ev.last_steps == 2);
+	CHECK(h >= 2 * om && h <= 3 * om);
+	/* After ECN echoes in the same burst, the first one. */
+	desync_note_ecn(&sim.s, 0, &cwr);
+	desync_note_loss(&sim.s, 0, true);
+	CHECK(desync_group_sign(g) == DESYNC_SIGN_TIMEOUT);
+	t += 500 * MS;
+	h = widen_burst(&sim, 0, t, false);
+	CHECK(ev.last_sign == DESYNC_SIGN_TIMEOUT && ev.last_steps == 3);
+	CHECK(h >= 3 * om && h <= 4 * om);
+	sim_free(&sim);
 }
 
 /*
@@ -1884,6 +1958,7 @@ static const struct test tests[] = {
 	{ "widen_on_timeouts", test_widen_on_timeouts },
 	{ "burst_signs", test_burst_signs },
 	{ "widen_sticky", test_widen_sticky },
+	{ "widen_needs_a_sign", test_widen_needs_a_sign },
 	{ "sticky_slots", test_sticky_slots },
 	{ "sticky_slot_edges", test_sticky_slot_edges },
 	{ "sticky_mapped_slot", test_sticky_mapped_slot },
