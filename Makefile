@@ -23,9 +23,9 @@
 #   make bench-cost      per-packet cost against pfifo, fq_codel and fq
 #   make stress          netlink fuzzer (100k messages) and long lifecycle
 #                        torture on 6.1, 6.12 and the debug kernel (long)
-#   make sim             the ns-3 model tools/sim/desync-sim (installs libns3-dev)
+#   make sim             the ns-3 model tools/eval/sim/desync-sim (installs libns3-dev)
 #   make bench-sim       the scenario matrix in the ns-3 model
-#   make plan-test       unit tests of tools/plan/desync-plan
+#   make plan-test       unit tests of tools/ops/desync-plan/desync-plan
 #   make bench-plan      desync-plan's heuristic against exact, and the
 #                        planned slots and OSP's two stages in the ns-3 model
 #   make clean
@@ -55,19 +55,19 @@ plugin:
 	$(MAKE) -C tc-plugin
 
 tools:
-	$(MAKE) -C tools/unit
-	$(MAKE) -C tools/probe
-	$(MAKE) -C tools/fuzz
+	$(MAKE) -C tools/testing/unit
+	$(MAKE) -C tools/testing/probe
+	$(MAKE) -C tools/testing/fuzz
 	@if pkg-config --exists libnl-route-3.0 2>/dev/null; then \
-		$(MAKE) -C tools/desyncctl; \
+		$(MAKE) -C tools/ops/desyncctl; \
 	else \
 		echo "desyncctl: needs libnl-3-dev libnl-route-3-dev pkg-config (skipped)"; \
 	fi
 
 # desyncctl needs libnl-3: a host without it still installs the rest.
-CTLMAKE	= $(MAKE) -C tools/desyncctl PREFIX="$(PREFIX)" MANDIR="$(MANDIR)" \
+CTLMAKE	= $(MAKE) -C tools/ops/desyncctl PREFIX="$(PREFIX)" MANDIR="$(MANDIR)" \
 	  VERSION="$(DESYNC_VERSION)"
-BOOTMAKE = $(MAKE) -C tools/boot PREFIX="$(PREFIX)" MANDIR="$(MANDIR)"
+BOOTMAKE = $(MAKE) -C tools/ops/desync-apply PREFIX="$(PREFIX)" MANDIR="$(MANDIR)"
 HAVE_LIBNL := $(shell pkg-config --exists libnl-route-3.0 2>/dev/null && echo yes)
 
 install: plugin
@@ -82,7 +82,7 @@ ifeq ($(HAVE_LIBNL),yes)
 else
 	@echo "desyncctl: needs libnl-3-dev libnl-route-3-dev pkg-config (not installed)"
 endif
-	@tools/pkg/secure-boot-note.sh $(KVER)
+	@tools/ops/pkg/secure-boot-note.sh $(KVER)
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/sch_desync.ko \
@@ -98,40 +98,40 @@ version:
 	@echo $(DESYNC_VERSION)
 
 deb:
-	tools/pkg/build-deb.sh
+	tools/ops/pkg/build-deb.sh
 
 check-deb:
-	tools/pkg/test-deb-vm.sh 6.1 6.12
+	tools/ops/pkg/test-deb-vm.sh 6.1 6.12
 
 check-newest:
-	tools/check/build-newest.sh
+	tools/testing/check/build-newest.sh
 
 check:
-	tools/check/run-all.sh
+	tools/testing/check/run-all.sh
 
 demo:
-	tools/cluster/demo.sh
+	tools/eval/cluster/demo.sh
 
 bench-effect:
-	tools/cluster/bench-effect.sh
+	tools/eval/cluster/bench-effect.sh
 
 bench-cost:
-	tools/bench/cost/run.sh
+	tools/eval/bench-cost/run.sh
 
 stress:
-	tools/fuzz/stress.sh
+	tools/testing/fuzz/stress.sh
 
 sim:
-	tools/sim/build.sh
+	tools/eval/sim/build.sh
 
 bench-sim: sim
-	tools/sim/bench.sh
+	tools/eval/sim/bench.sh
 
 plan-test:
-	$(MAKE) -C tools/plan check
+	$(MAKE) -C tools/ops/desync-plan check
 
 bench-plan: sim
-	tools/plan/bench.sh
+	tools/eval/plan/bench.sh
 
 clean:
 	@if [ -d "$(KDIR)" ]; then \
@@ -139,11 +139,11 @@ clean:
 	fi
 	$(MAKE) -C tc-plugin clean
 	rm -rf build/deb
-	$(MAKE) -C tools/unit clean
-	$(MAKE) -C tools/probe clean
-	$(MAKE) -C tools/fuzz clean
-	$(MAKE) -C tools/desyncctl clean
-	$(MAKE) -C tools/sim clean
+	$(MAKE) -C tools/testing/unit clean
+	$(MAKE) -C tools/testing/probe clean
+	$(MAKE) -C tools/testing/fuzz clean
+	$(MAKE) -C tools/ops/desyncctl clean
+	$(MAKE) -C tools/eval/sim clean
 
 .PHONY: all module plugin tools install uninstall version deb check-deb \
 	check-newest check demo bench-effect bench-cost stress sim bench-sim \

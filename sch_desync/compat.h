@@ -3,7 +3,7 @@
  * Differences between the kernels sch_desync builds for, keyed on
  * LINUX_VERSION_CODE, so that sch_desync.c reads like in-tree code with no
  * conditionals of its own.  Checked: Debian's 6.1 and 6.12, and the newest
- * headers Debian ships (tools/check/build-newest.sh).
+ * headers Debian ships (tools/testing/check/build-newest.sh).
  */
 #ifndef _DESYNC_COMPAT_H
 #define _DESYNC_COMPAT_H

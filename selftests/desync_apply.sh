@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# desync-apply (tools/boot), what desync@.service runs when a device
+# desync-apply (tools/ops/desync-apply), what desync@.service runs when a device
 # appears: a root desync on a one-queue device, one per TX queue under mq
 # on a multiqueue one, the same result when run again, a refused option
 # that changes nothing and says why, --remove, and its usage errors.
@@ -21,7 +21,7 @@ RETRY_TESTS=
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
-APPLY=$REPO/tools/boot/desync-apply
+APPLY=$REPO/tools/ops/desync-apply/desync-apply
 MQDEV=dsq0
 
 # Runs desync-apply in the sender namespace with the test's configuration

@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# desyncctl (tools/desyncctl) against the real module: "show" and "show
+# desyncctl (tools/ops/desyncctl) against the real module: "show" and "show
 # --json" say what "tc -s qdisc show" says, a desync under each queue of an
 # mq root is listed on its own, "export" is valid Prometheus text with the
 # same values, "top" shows the bursts that traffic makes, and
-# tools/cluster/qsample, which shares desyncctl's netlink code, samples.
+# tools/eval/cluster/qsample, which shares desyncctl's netlink code, samples.
 #
 # Usage: desync_ctl.sh      (root, in the test VM; see selftests/README.md)
 
@@ -24,8 +24,8 @@ RETRY_TESTS=
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
-CTL=$REPO/tools/desyncctl/desyncctl
-QSAMPLE=$REPO/tools/cluster/qsample
+CTL=$REPO/tools/ops/desyncctl/desyncctl
+QSAMPLE=$REPO/tools/eval/cluster/qsample
 CMP=$REPO/selftests/ctl_compare.py
 MQDEV=dsm0
 
@@ -201,7 +201,7 @@ ctl_qsample()
 {
 	local pid lines bad last sent i
 
-	[ -x "$QSAMPLE" ] || { fail "$QSAMPLE not built (make -C tools/cluster)"; return; }
+	[ -x "$QSAMPLE" ] || { fail "$QSAMPLE not built (make -C tools/eval/cluster)"; return; }
 	tcok qdisc add dev "$DEV" root handle c: desync || return
 	ip netns exec "$NS_A" "$QSAMPLE" "$DEV" c: 2000 "$TMPD/qs.txt" &
 	pid=$!
@@ -226,6 +226,6 @@ ctl_qsample()
 }
 
 lib_init
-[ -x "$CTL" ] || bail_out "$CTL not built (make -C tools/desyncctl)"
+[ -x "$CTL" ] || bail_out "$CTL not built (make -C tools/ops/desyncctl)"
 setup_topology || bail_out "cannot create the test namespaces"
 tests_run

@@ -7,7 +7,7 @@
 # sums equal to tc's counters.  The exact offsets also show sticky
 # offsets kept from burst to burst and drawn again after a TCP loss, the
 # window widened by a retransmit timeout, and the signs of congestion
-# (ECN's CWR, a timeout) each burst start reports of the burst before.  Then tools/desyncctl/desync-holds.bt
+# (ECN's CWR, a timeout) each burst start reports of the burst before.  Then tools/ops/desyncctl/desync-holds.bt
 # (bpftrace) histograms holds and sojourn, where bpftrace is installed.
 #
 # Usage: desync_trace.sh      (root, in the test VM; see selftests/README.md)
@@ -31,7 +31,7 @@ RETRY_TESTS="trace_burst_release trace_hold_at_window_end"
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
 TRACEFS=/sys/kernel/tracing
-BT=$REPO/tools/desyncctl/desync-holds.bt
+BT=$REPO/tools/ops/desyncctl/desync-holds.bt
 RECORD_CMD=1
 # slot 2 of 4 in a 20ms window: every offset lies in [10ms, 15ms).
 TRACE_OPTS=(idle 50ms offset_max 20ms slots 4 slot 2 spread 0)

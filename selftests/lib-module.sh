@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Loading sch_desync, shared by the selftests (selftests/lib.sh) and the
-# fuzz guest (tools/fuzz/guest-lib.sh): sourced, not run.
+# fuzz guest (tools/testing/fuzz/guest-lib.sh): sourced, not run.
 #
 # Environment:
 #   DESYNC_KO        module to insmod (default: modprobe sch_desync)

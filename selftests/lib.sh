@@ -11,11 +11,11 @@
 #	setup_topology || bail_out "cannot create the test namespaces"
 #	tests_run		(its status is the script's: 1 if a test failed)
 #
-# It must run as root inside a test VM (tools/vm/run.sh), never on a shared
+# It must run as root inside a test VM (tools/testing/vm/run.sh), never on a shared
 # host: it loads and unloads the module and builds its own network
 # namespaces joined by veth pairs.  The sender namespace holds the qdisc
 # under test; the receiver namespace measures one-way delay with
-# tools/probe, so both ends read the same clock.
+# tools/testing/probe, so both ends read the same clock.
 #
 # Output is KTAP: "ok N name" / "not ok N name" with "#" diagnostics, then
 # a plain "N passed, N failed, N skipped" line and "# xfail: N",
@@ -45,8 +45,8 @@
 
 REPO=$(dirname "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")")
 SCRIPT=$(basename "$0" .sh)
-PROBE=$REPO/tools/probe/desync-probe
-NLTOOL=$REPO/tools/probe/desync-nl
+PROBE=$REPO/tools/testing/probe/desync-probe
+NLTOOL=$REPO/tools/testing/probe/desync-nl
 PY=/usr/bin/python3
 DESYNC_KO=${DESYNC_KO:-}
 export TC_LIB_DIR=${TC_LIB_DIR:-$REPO/tc-plugin}
@@ -799,7 +799,7 @@ lib_init()
 	if [ "$(id -u)" -ne 0 ]; then
 		bail_out "$SCRIPT must run as root (inside the test VM)"
 	fi
-	[ -x "$PROBE" ] || bail_out "$PROBE not built (make -C tools/probe)"
+	[ -x "$PROBE" ] || bail_out "$PROBE not built (make -C tools/testing/probe)"
 
 	trap defer_scopes_cleanup EXIT
 	trap 'exit 1' INT TERM

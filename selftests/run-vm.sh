@@ -4,7 +4,7 @@
 # Usage: run-vm.sh [6.1|6.12 ...]          (default: 6.1 6.12)
 #
 # Builds the module for each kernel, the tc plugin and the probe, then boots
-# each kernel once (tools/vm/run.sh) and runs every topic script
+# each kernel once (tools/testing/vm/run.sh) and runs every topic script
 # (selftests/desync_*.sh) in it.  Prints a summary per kernel and a combined
 # "total: N passed, N failed" line with "# xfail: N" and "# retried: N".
 # Exits 1 when any test failed, when a VM died or logged a kernel splat, or
@@ -108,8 +108,8 @@ if [ "${1:-}" = --guest ]; then
 	exit
 fi
 
-# shellcheck source=tools/vm/lib.sh
-source "$REPO/tools/vm/lib.sh"
+# shellcheck source=tools/testing/vm/kernels.sh
+source "$REPO/tools/testing/vm/kernels.sh"
 
 KERNELS=("$@")
 [ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
@@ -122,12 +122,12 @@ KERNELS=("$@")
 need_pkgs iperf3 iproute2 python3 kmod libnl-3-dev libnl-route-3-dev pkg-config
 
 # desync_ctl checks desyncctl's export with promtool where it exists;
-# installing Debian's prometheus for it is tools/desyncctl/test-host.sh's.
+# installing Debian's prometheus for it is tools/ops/desyncctl/test-host.sh's.
 
-make -s -C "$REPO/tools/probe" || die "building tools/probe failed"
+make -s -C "$REPO/tools/testing/probe" || die "building tools/testing/probe failed"
 make -s -C "$REPO/tc-plugin" || die "building the tc plugin failed"
-make -s -C "$REPO/tools/desyncctl" || die "building desyncctl failed"
-make -s -C "$REPO/tools/cluster" qsample || die "building qsample failed"
+make -s -C "$REPO/tools/ops/desyncctl" || die "building desyncctl failed"
+make -s -C "$REPO/tools/eval/cluster" qsample || die "building qsample failed"
 
 # The build takes the work tree as it is: say which source was tested.
 src_rev=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -176,7 +176,7 @@ for k in "${KERNELS[@]}"; do
 	rm -rf "$res"
 	mkdir -p "$res"
 
-	ko=$("$REPO/tools/vm/build-module.sh" "$k" | grep '/sch_desync\.ko$' | tail -1)
+	ko=$("$REPO/tools/testing/vm/build-module.sh" "$k" | grep '/sch_desync\.ko$' | tail -1)
 	if [ -z "$ko" ] || [ ! -e "$ko" ]; then
 		warn "building sch_desync.ko for $k failed"
 		total_fail=$((total_fail + 1))
@@ -185,7 +185,7 @@ for k in "${KERNELS[@]}"; do
 	fi
 
 	t0=$SECONDS
-	"$REPO/tools/vm/run.sh" --kernel "$k" --timeout "$VM_TIMEOUT" -- \
+	"$REPO/tools/testing/vm/run.sh" --kernel "$k" --timeout "$VM_TIMEOUT" -- \
 		env DESYNC_KO="$ko" TC_LIB_DIR="$REPO/tc-plugin" DESYNC_RESULTS="$res" \
 		${DESYNC_SLACK_MS:+DESYNC_SLACK_MS="$DESYNC_SLACK_MS"} \
 		${DESYNC_SCRIPTS:+DESYNC_SCRIPTS="$DESYNC_SCRIPTS"} \

@@ -12,8 +12,8 @@
 set -uo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
-# shellcheck source=tools/vm/lib.sh
-source "$here/../tools/vm/lib.sh"
+# shellcheck source=tools/lib/common.sh
+source "$here/../tools/lib/common.sh"
 page=${1:-$here/../man/tc-desync.8}
 src=${2:-$here/q_desync.c}
 pass=0

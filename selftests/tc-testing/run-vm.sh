@@ -30,10 +30,10 @@ if [ "${1:-}" = --guest ]; then
 	exit "${PIPESTATUS[0]}"
 fi
 
-# shellcheck source=tools/vm/lib.sh
-source "$REPO/tools/vm/lib.sh"
-# shellcheck source=tools/check/linux-source.sh
-source "$REPO/tools/check/linux-source.sh"
+# shellcheck source=tools/testing/vm/kernels.sh
+source "$REPO/tools/testing/vm/kernels.sh"
+# shellcheck source=tools/testing/check/linux-source.sh
+source "$REPO/tools/testing/check/linux-source.sh"
 
 KERNELS=("$@")
 [ ${#KERNELS[@]} -gt 0 ] || KERNELS=(6.1 6.12)
@@ -56,7 +56,7 @@ total_pass=0
 total_fail=0
 summary=()
 for k in "${KERNELS[@]}"; do
-	ko=$("$REPO/tools/vm/build-module.sh" "$k" | grep '/sch_desync\.ko$' | tail -1)
+	ko=$("$REPO/tools/testing/vm/build-module.sh" "$k" | grep '/sch_desync\.ko$' | tail -1)
 	if [ -z "$ko" ] || [ ! -e "$ko" ]; then
 		total_fail=$((total_fail + cases))
 		summary+=("$k: module build failed")
@@ -67,7 +67,7 @@ for k in "${KERNELS[@]}"; do
 	out=$stage/console-$k.log
 	rm -f "$tap"
 	t0=$SECONDS
-	"$REPO/tools/vm/run.sh" --kernel "$k" --timeout 1200 -- \
+	"$REPO/tools/testing/vm/run.sh" --kernel "$k" --timeout 1200 -- \
 		env TC_LIB_DIR="$REPO/tc-plugin" "$HERE/run-vm.sh" --guest "$ko" "$stage" "$tap" \
 		2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}

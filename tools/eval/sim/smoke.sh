@@ -1,0 +1,198 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: smoke.sh
+#
+# A few seconds of desync-sim that check behaviour, not just that it
+# runs: a shallow-buffered incast collapses into drops and retransmit
+# timeouts under pfifo, desync's holds take place and all bytes arrive,
+# the JSON object is valid, and bad options exit 2 with one line.
+
+set -uo pipefail
+SIM_DIR=$(dirname "$(readlink -f "$0")")
+# shellcheck source=tools/lib/common.sh
+source "$SIM_DIR/../../lib/common.sh"
+
+"$SIM_DIR/build.sh" || die "cannot build desync-sim"
+SIM=$SIM_DIR/desync-sim
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+pass=0
+fail=0
+
+ok()
+{
+	echo "ok - $*"
+	pass=$((pass + 1))
+}
+
+not_ok()
+{
+	echo "not ok - $*"
+	fail=$((fail + 1))
+}
+
+# Field VALUE of the one-object JSON file $1.
+field()
+{
+	/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}
+
+# 32 workers x 256 kB into a 64 kB port: far over the buffer at once.
+INCAST=(--scenario=incast --hosts=32 --hostsPerTor=16 --buffer=64000 --ecnK=20000
+	--msg=256KiB --iters=2 --seed=3)
+
+if "$SIM" "${INCAST[@]}" --hostQdisc=pfifo --json="$OUT/pfifo.json" >/dev/null &&
+   /usr/bin/python3 -m json.tool "$OUT/pfifo.json" >/dev/null; then
+	ok "pfifo incast writes a valid JSON object"
+else
+	not_ok "pfifo incast writes a valid JSON object"
+fi
+
+if [ -s "$OUT/pfifo.json" ] &&
+   [ "$(field "$OUT/pfifo.json" drops)" -gt 0 ] &&
+   [ "$(field "$OUT/pfifo.json" rtos)" -gt 0 ]; then
+	ok "pfifo incast on a shallow buffer drops and times out"
+else
+	not_ok "pfifo incast on a shallow buffer drops and times out"
+fi
+
+if "$SIM" "${INCAST[@]}" --hostQdisc=desync --desync="spread 0 offset_max 4ms" \
+	--json="$OUT/desync.json" >/dev/null &&
+   [ "$(field "$OUT/desync.json" valid)" = True ] &&
+   [ "$(field "$OUT/desync.json" bursts)" -ge 32 ] &&
+   [ "$(field "$OUT/desync.json" held)" -gt 0 ]; then
+	ok "desync holds burst starts and delivers every byte"
+else
+	not_ok "desync holds burst starts and delivers every byte"
+fi
+
+if [ -s "$OUT/desync.json" ] && [ -s "$OUT/pfifo.json" ] &&
+   [ "$(field "$OUT/desync.json" drops)" -lt "$(field "$OUT/pfifo.json" drops)" ]; then
+	ok "desync with a fixed window over the drain time drops less than pfifo"
+else
+	not_ok "desync with a fixed window over the drain time drops less than pfifo"
+fi
+
+# Mean hold per burst in us of the one-object JSON file $1.
+mean_hold()
+{
+	/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
+print(int(j["hold_time_us"] / max(j["bursts"], 1)) if j["valid"] else -1)' "$1"
+}
+
+# OSP's two stages, the stage-1 priority bypassed, and slots chosen per
+# priority (slot_map) or per host (--hostSlots): every burst in slot 3 of
+# a 4ms window holds 3-4ms, in slot 0 under 1ms.
+SMALL=(--scenario=incast --hosts=8 --msg=64KiB --iters=3 --seed=2
+	--hostQdisc=desync --stage1=0.5 --stage1Prio=4)
+SLOTS="group_by prio offset_max 4ms spread 0 slots 4"
+"$SIM" "${SMALL[@]}" --desync="$SLOTS slot 0" --json="$OUT/slot0.json" >/dev/null
+# Beyond the ACKs both runs bypass: every stage-1 data packet, 8 hosts x
+# 3 iterations x 32 KiB of 1448-byte segments.
+if "$SIM" "${SMALL[@]}" --desync="$SLOTS slot 0 bypass_prio 4" \
+	--json="$OUT/osp.json" >/dev/null &&
+   [ "$(field "$OUT/osp.json" valid)" = True ] &&
+   [ "$(field "$OUT/slot0.json" valid)" = True ] &&
+   [ $(($(field "$OUT/osp.json" bypass) - $(field "$OUT/slot0.json" bypass))) \
+	-ge $((8 * 3 * (32 * 1024 / 1448))) ]; then
+	ok "two stages deliver every byte, stage 1 bypassing"
+else
+	not_ok "two stages deliver every byte, stage 1 bypassing"
+fi
+"$SIM" "${SMALL[@]}" --desync="$SLOTS slot 0 slot_map 0:3,4:3" \
+	--json="$OUT/map.json" >/dev/null
+# Only priority 4 (stage 1) mapped: half the bursts in slot 3, half in 0.
+"$SIM" "${SMALL[@]}" --desync="$SLOTS slot 0 slot_map 4:3" \
+	--json="$OUT/map4.json" >/dev/null
+"$SIM" "${SMALL[@]}" --desync="$SLOTS slot 0" --hostSlots=3,3,3,3,3,3,3,3 \
+	--json="$OUT/hostslots.json" >/dev/null
+h0=$(mean_hold "$OUT/slot0.json")
+hm=$(mean_hold "$OUT/map.json")
+hh=$(mean_hold "$OUT/hostslots.json")
+h4=$(mean_hold "$OUT/map4.json")
+if [ "$h0" -ge 0 ] && [ "$h0" -lt 1000 ] && [ "$hm" -ge 3000 ] && [ "$hm" -le 4000 ] &&
+   [ "$hh" -ge 3000 ] && [ "$hh" -le 4000 ] && [ "$h4" -gt 1000 ] && [ "$h4" -lt 3000 ]; then
+	ok "slot_map and --hostSlots move the holds into their slot"
+else
+	not_ok "slot_map and --hostSlots move the holds into their slot (mean hold us: slot 0 $h0, map $hm, map of stage 1 $h4, hostSlots $hh)"
+fi
+
+# A new connection per message: every byte still arrives, the
+# handshakes, which carry no payload, are never held, and with a compute
+# phase longer than idle each message starts one burst and the
+# retransmissions after a timeout none.
+if "$SIM" "${INCAST[@]}" --conn=message --compute=5ms --hostQdisc=pfifo \
+	--json="$OUT/permsg-pfifo.json" >/dev/null &&
+   "$SIM" "${INCAST[@]}" --conn=message --compute=5ms --hostQdisc=desync \
+	--json="$OUT/permsg.json" >/dev/null &&
+   [ "$(field "$OUT/permsg.json" valid)" = True ] &&
+   [ "$(field "$OUT/permsg.json" rtos)" -gt 0 ] &&
+   [ "$(field "$OUT/permsg.json" bursts)" -eq 64 ] &&
+   [ "$(field "$OUT/permsg.json" rtos)" -lt "$(field "$OUT/permsg-pfifo.json" rtos)" ]; then
+	ok "one connection per message: all bytes arrive, a burst per message, fewer timeouts than pfifo"
+else
+	not_ok "one connection per message: all bytes arrive, a burst per message, fewer timeouts than pfifo"
+fi
+
+# ns-3's DCTCP let ssthresh fall below one segment; with nothing in
+# flight this sender then stalled for good in its second iteration.
+if "$SIM" --scenario=burst --hosts=100 --hostsPerTor=100 --spines=1 \
+	--hostRate=10Gbps --fabricRate=100Gbps --buffer=2MB --ecnK=97500 \
+	--msg=25000 --compute=5ms --iters=3 --hostQdisc=desync --seed=2 \
+	--timeLimit=1s --json="$OUT/floor.json" >/dev/null &&
+   [ "$(field "$OUT/floor.json" valid)" = True ]; then
+	ok "DCTCP keeps two segments of ssthresh: the burst that stalled completes"
+else
+	not_ok "DCTCP keeps two segments of ssthresh: the burst that stalled completes"
+fi
+
+# A faulty uplink loses a share of what each host sends, counted apart
+# from the switches' drops; TCP still delivers every byte, and a run
+# without it loses nothing.
+RING=(--scenario=ring --hosts=4 --hostsPerTor=4 --msg=64KiB --iters=20 --seed=5)
+if "$SIM" "${RING[@]}" --lossRate=0.01 --json="$OUT/lossy.json" >/dev/null &&
+   "$SIM" "${RING[@]}" --json="$OUT/clean.json" >/dev/null &&
+   [ "$(field "$OUT/lossy.json" valid)" = True ] &&
+   [ "$(field "$OUT/lossy.json" link_losses)" -gt 0 ] &&
+   [ "$(field "$OUT/lossy.json" drops)" -eq 0 ] &&
+   [ "$(field "$OUT/clean.json" link_losses)" -eq 0 ]; then
+	ok "--lossRate loses on the host uplinks, counted as link_losses, and every byte arrives"
+else
+	not_ok "--lossRate loses on the host uplinks, counted as link_losses, and every byte arrives"
+fi
+
+# Each bad command line: exit 2, exactly one line on stderr.
+bad_opt()
+{
+	local err rc
+
+	err=$("$SIM" "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ]; then
+		ok "bad option $* exits 2 with one line"
+	else
+		not_ok "bad option $* exits 2 with one line (rc $rc: $err)"
+	fi
+}
+
+bad_opt --nosuch=1
+bad_opt --scenario=mesh
+bad_opt --hostRate=fast
+bad_opt --desync="offset_max"
+bad_opt --desync="groups 3"
+bad_opt --desync="sticky 1"
+bad_opt --desync="widen 8"
+# Whole microseconds, as the plugin takes them.
+bad_opt --desync="idle 1.5us"
+bad_opt --desync="offset_max 0x10ms"
+bad_opt --desync="slots 4 slot_map 1:0"
+bad_opt --desync="group_by mark slots 4 slot_map 1:4"
+bad_opt --stage1=1
+bad_opt --hostSlots=0,x
+bad_opt --conn=pooled
+bad_opt --lossRate=1
+bad_opt --lossRate=-0.1
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

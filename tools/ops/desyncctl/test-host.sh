@@ -1,0 +1,305 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: test-host.sh
+#
+# desyncctl's tests that need no desync qdisc, run on the host by make
+# check: the three output formats on made-up qdiscs (test-format.c),
+# the reading of netlink strings without their NUL (test-netlink.c),
+# Prometheus text checked by promtool, the man page renders and names every
+# option, counter and metric, the command line's errors and exit codes,
+# the atomic export file, and make install.  The tests against the real
+# module are selftests/desync_ctl.sh.  Ends with "N passed, N failed".
+
+set -uo pipefail
+
+HERE=$(dirname "$(readlink -f "$0")")
+# shellcheck source=tools/lib/common.sh
+source "$HERE/../../lib/common.sh"
+
+# promtool is in Debian's prometheus package; man-db renders the page.
+need_pkgs libnl-3-dev libnl-route-3-dev pkg-config prometheus man-db groff-base
+make -s -C "$HERE" desyncctl test-format test-netlink || die "building desyncctl failed"
+
+CTL=$HERE/desyncctl
+FMT=$HERE/test-format
+TMPD=$(mktemp -d)
+trap 'rm -rf "$TMPD"' EXIT
+N=0
+PASS=0
+FAIL=0
+
+# One KTAP line per test; a test is a function whose status is its verdict.
+run()	# NAME
+{
+	local out l
+
+	N=$((N + 1))
+	if out=$("$1" 2>&1); then
+		echo "ok $N $1"
+		PASS=$((PASS + 1))
+	else
+		echo "not ok $N $1"
+		while IFS= read -r l; do
+			echo "# $l"
+		done <<< "$out"
+		FAIL=$((FAIL + 1))
+	fi
+}
+
+# Every LINE is a whole line of FILE; else prints FILE and fails.
+has_lines()	# FILE LINE...
+{
+	local f=$1 l
+
+	shift
+	for l in "$@"; do
+		grep -qxF -- "$l" "$f" || { echo "no line: $l"; cat "$f"; return 1; }
+	done
+}
+
+prom_valid()
+{
+	"$FMT" prom > "$TMPD/f.prom" || return 1
+	promtool check metrics < "$TMPD/f.prom" || return 1
+	# Every family: HELP, then TYPE, then its samples, never split.
+	awk '/^# HELP / { h = $3; next }
+	     /^# TYPE / { if ($3 != h) { print "TYPE without HELP: " $3; bad = 1 } t = $3; next }
+	     { split($0, a, "{"); if (a[1] != t) { print "sample out of its family: " $0; bad = 1 } }
+	     END { exit bad }' "$TMPD/f.prom"
+}
+
+prom_values()
+{
+	"$FMT" prom > "$TMPD/f.prom" || return 1
+	has_lines "$TMPD/f.prom" \
+		'desync_bursts_total{dev="eth0",handle="8001:",parent="root"} 9007199254740993' \
+		'desync_hold_seconds_total{dev="eth0",handle="8001:",parent="root"} 612.345678901' \
+		'desync_offset_max_seconds{dev="ens\"1\\\\",handle="8002:",parent="1:1"} 0.001500' \
+		'desync_spread_ratio{dev="eth0",handle="8001:",parent="root"} 0.25' \
+		'desync_ce_backlog_segments{dev="ens\"1\\\\",handle="8003:",parent="1:2"} 0' \
+		'desync_widen_steps{dev="eth0",handle="8001:",parent="root"} 7' \
+		'desync_widen_steps{dev="ens\"1\\\\",handle="8003:",parent="1:2"} 0' \
+		'desync_info{dev="eth0",handle="8001:",parent="root",group_by="mark",slot="random"} 1'
+}
+
+json_valid()
+{
+	"$FMT" json | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert len(d) == 3, d
+q = d[1]
+assert q["dev"] == "ens\"1\\\\" and q["parent"] == "1:1" and q["handle"] == "8002:", q
+assert d[0]["parent"] == "root" and d[0]["bursts"] == 2**53 + 1, d[0]
+assert q["options"]["seed"] == "18446744073709551615", q["options"]
+assert q["options"]["bypass_prio"] == [3, 63] and q["options"]["slot"] == "2", q["options"]
+assert d[0]["options"]["slot"] == "random" and d[0]["hold_time"] == 612345678901
+assert q["options"]["widen"] == 7 and d[2]["options"]["widen"] == 0, q["options"]
+assert list(q["options"])[-2:] == ["sticky", "widen"], list(q["options"])
+for k in ("bytes", "packets", "drops", "overlimits", "requeues", "backlog", "qlen",
+          "bursts", "held", "hold_time", "early_release", "ce_mark", "drop_overlimit",
+          "bypass", "throttled", "groups_active", "groups_held"):
+    assert k in q, k
+'
+}
+
+# Netlink strings without their NUL (test-netlink.c): a qdisc kind or an
+# extended ack is read no further than its attribute.
+netlink_strings()
+{
+	"$HERE/test-netlink"
+}
+
+# Device names are bytes: test-format.c's name_cases, each written as
+# expected in JSON and in a Prometheus label.
+names_exact()
+{
+	"$FMT" names
+}
+
+# ... and each JSON document still what a strict parser takes.  The bytes
+# are decoded first, strictly: json.loads() given bytes would let encoded
+# surrogates through.
+names_json_strict()
+{
+	"$FMT" names-json | /usr/bin/python3 -c '
+import json, sys
+n = bad = 0
+for n, line in enumerate(sys.stdin.buffer, 1):
+    try:
+        d = json.loads(line.decode("utf-8"))
+        assert len(d) == 1 and isinstance(d[0]["dev"], str), d
+    except (ValueError, AssertionError) as e:
+        print("document %d: %r: %s" % (n, line[:40], e))
+        bad = 1
+sys.exit(bad or n == 0)
+'
+}
+
+# ... and the exposition still what promtool takes: label values must be
+# UTF-8.
+names_prom_valid()
+{
+	"$FMT" names-prom > "$TMPD/n.prom" || return 1
+	promtool check metrics < "$TMPD/n.prom" || return 1
+	[ "$(grep -c '^desync_bursts_total{' "$TMPD/n.prom")" -gt 0 ]
+}
+
+# The words of tc-plugin/test-print.sh's expectations.
+text_layout()
+{
+	"$FMT" text > "$TMPD/f.txt" || return 1
+	has_lines "$TMPD/f.txt" \
+		'qdisc desync 8002: dev ens"1\ parent 1:1' \
+		' limit 10000p group_by mark groups 1024 idle 2ms offset_max 1500us slots 4 slot 2 seed 18446744073709551615 hold_limit 256p ce_threshold 1ms ce_backlog 44p spread 25% bypass_prio 3,63 nosticky widen 7' \
+		' Sent 1 bytes 2 pkt (dropped 3, overlimits 4 requeues 5)' \
+		' backlog 6b 7p' \
+		' bursts 9007199254740993 held 11 hold_time 612s early_release 12 ce_mark 13 drop_overlimit 14 bypass 15 throttled 16 groups_active 17 groups_held 18' \
+		' limit 10000p group_by mark groups 1024 idle 0us offset_max 1500us slots 4 slot 2 seed 18446744073709551615 hold_limit 256p ce_threshold 0us ce_backlog 0p spread 25% bypass_prio 3,63 slot_map 1:0,7:3 nosticky widen 0'
+}
+
+man_renders()
+{
+	MANWIDTH=80 man --warnings -l "$REPO_ROOT/man/desyncctl.8" > "$TMPD/man.txt" 2> "$TMPD/man.err"
+	[ ! -s "$TMPD/man.err" ] || { cat "$TMPD/man.err"; return 1; }
+	[ -s "$TMPD/man.txt" ]
+}
+
+# The page cannot drift from the code: every long option, counter and
+# metric the code has is named in it.
+man_complete()
+{
+	local w missing=()
+
+	MANWIDTH=200 man -l "$REPO_ROOT/man/desyncctl.8" 2> /dev/null | tr -d '\010' > "$TMPD/man.txt"
+	"$FMT" prom > "$TMPD/f.prom"
+	for w in $(sed -n 's/^\t{ "\([a-z]*\)",.*/--\1/p' "$HERE/main.c") \
+		 $(awk '/^# TYPE / { print $3 }' "$TMPD/f.prom") \
+		 $("$FMT" text | sed -n 's/^ bursts /bursts /p' | head -1 | awk '{ for (i = 1; i < NF; i += 2) print $i }') \
+		 show top export; do
+		grep -qF -- "$w" "$TMPD/man.txt" || missing+=("$w")
+	done
+	[ ${#missing[@]} -eq 0 ] || { echo "not in desyncctl.8: ${missing[*]}"; return 1; }
+}
+
+cli_errors()
+{
+	local rc
+
+	"$CTL" --version | grep -q '^desyncctl utility, sch_desync-.*, libnl 3' || return 1
+	"$CTL" frobnicate > /dev/null 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] || { echo "unknown command: exit $rc, want 2"; return 1; }
+	"$CTL" show --count 0 > /dev/null 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] || { echo "--count 0: exit $rc, want 2"; return 1; }
+	"$CTL" show desync-nosuch0 > /dev/null 2> "$TMPD/err"
+	rc=$?
+	if [ "$rc" -ne 1 ] || ! grep -q 'no device "desync-nosuch0"' "$TMPD/err"; then
+		echo "missing device: exit $rc: $(cat "$TMPD/err")"
+		return 1
+	fi
+}
+
+# Whatever qdiscs this host has (none of them desync, likely), the file
+# node_exporter reads is valid, complete, readable and alone.
+export_file()
+{
+	mkdir "$TMPD/tf"
+	echo stale > "$TMPD/tf/desync.prom"
+	"$CTL" export --all --output "$TMPD/tf/desync.prom" || return 1
+	promtool check metrics < "$TMPD/tf/desync.prom" || return 1
+	grep -q '^# TYPE desync_bursts_total counter$' "$TMPD/tf/desync.prom" || return 1
+	[ "$(stat -c %a "$TMPD/tf/desync.prom")" = 644 ] || { echo "mode not 644"; return 1; }
+	[ "$(find "$TMPD/tf" -type f | wc -l)" -eq 1 ] || { ls -la "$TMPD/tf"; return 1; }
+	! "$CTL" export --output "$TMPD/none/desync.prom" 2> /dev/null
+}
+
+# A named device that is gone fails the export, but the file is still
+# rewritten with what the others have: node_exporter must not keep
+# serving the old values of every device.
+export_missing_device()
+{
+	local rc
+
+	mkdir "$TMPD/tm"
+	echo stale > "$TMPD/tm/desync.prom"
+	"$CTL" export lo desync-nosuch0 --output "$TMPD/tm/desync.prom" 2> "$TMPD/err"
+	rc=$?
+	[ "$rc" -eq 1 ] || { echo "exit $rc, want 1"; return 1; }
+	grep -q 'no device "desync-nosuch0"' "$TMPD/err" || { cat "$TMPD/err"; return 1; }
+	! grep -q stale "$TMPD/tm/desync.prom" || { echo "the old export stayed"; return 1; }
+	promtool check metrics < "$TMPD/tm/desync.prom"
+}
+
+# Debian's node_exporter (unpacked into the cache, not installed: no
+# daemon is left running) serves an export through its textfile
+# collector: the last step of the path from qdisc to Prometheus.
+node_exporter_scrape()
+{
+	local ne=$CACHE/node-exporter/usr/bin/prometheus-node-exporter
+	local port=$((20000 + $$ % 10000)) pid i out
+
+	if [ ! -x "$ne" ] &&
+	   ! { mkdir -p "$CACHE/node-exporter" &&
+	       (cd "$TMPD" && apt-get download prometheus-node-exporter > /dev/null) &&
+	       dpkg-deb -x "$TMPD"/prometheus-node-exporter_*.deb "$CACHE/node-exporter"; }; then
+		echo "cannot fetch prometheus-node-exporter"
+		return 1
+	fi
+	mkdir -p "$TMPD/ne"
+	"$FMT" prom > "$TMPD/ne/desync.prom"
+	"$ne" --web.listen-address="127.0.0.1:$port" --collector.disable-defaults \
+		--collector.textfile --collector.textfile.directory="$TMPD/ne" \
+		> "$TMPD/ne.log" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 50; i++)); do
+		out=$(/usr/bin/python3 -c 'import sys, urllib.request
+print(urllib.request.urlopen(sys.argv[1], timeout=2).read().decode())' \
+			"http://127.0.0.1:$port/metrics" 2> /dev/null) && break
+		sleep 0.1
+	done
+	kill "$pid"
+	wait "$pid" 2> /dev/null
+	grep -qxF 'node_textfile_scrape_error 0' <<< "$out" &&
+		grep -qF 'desync_hold_seconds_total{dev="eth0",handle="8001:",parent="root"} 612.345678901' <<< "$out" &&
+		[ "$(grep -c '^desync_bursts_total{' <<< "$out")" -eq 3 ] && return 0
+	echo "scrape: $(grep -E '^(desync_bursts|node_textfile)' <<< "$out")"
+	cat "$TMPD/ne.log"
+	return 1
+}
+
+install_tree()
+{
+	local f
+
+	make -s -C "$HERE" install DESTDIR="$TMPD/root" > /dev/null || return 1
+	for f in usr/sbin/desyncctl usr/share/man/man8/desyncctl.8 \
+		 lib/systemd/system/desync-exporter.service \
+		 lib/systemd/system/desync-exporter.timer etc/default/desync-exporter; do
+		[ -f "$TMPD/root/$f" ] || { echo "not installed: $f"; return 1; }
+	done
+	grep -q '^ExecStart=/usr/sbin/desyncctl export ' \
+		"$TMPD/root/lib/systemd/system/desync-exporter.service"
+}
+
+echo "TAP version 13"
+echo "1..15"
+run prom_valid
+run prom_values
+run json_valid
+run netlink_strings
+run names_exact
+run names_json_strict
+run names_prom_valid
+run text_layout
+run man_renders
+run man_complete
+run cli_errors
+run export_file
+run export_missing_device
+run node_exporter_scrape
+run install_tree
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

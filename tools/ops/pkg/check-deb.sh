@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: check-deb.sh
+#
+# make check's share of the packaging (no VM; make check-deb installs the
+# packages in VMs): builds both packages into $DESYNC_CACHE/deb, lintian
+# clean at error level (build-deb.sh), and checks what they hold, where
+# DKMS and tc look for it.  Ends with "deb: N passed, N failed".
+
+set -uo pipefail
+# shellcheck source=tools/lib/common.sh
+source "$(dirname "$(readlink -f "$0")")/../../lib/common.sh"
+
+out=$CACHE/deb
+pass=0
+fail=0
+ok()     { pass=$((pass + 1)); echo "ok $((pass + fail)) - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok $((pass + fail)) - $*"; }
+check()  # NAME CMD...
+{
+	local name=$1
+
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+echo "TAP version 13"
+version=$("$REPO_ROOT/sch_desync/version.sh")
+tree_state() { git -C "$REPO_ROOT" status --porcelain --ignored 2>/dev/null | grep -v '^!! .cache/'; }
+before=$(tree_state)
+t=$SECONDS
+if ! "$REPO_ROOT/tools/ops/pkg/build-deb.sh" "$out"; then
+	not_ok "make deb builds both packages, lintian clean at error level"
+	echo "deb: $pass passed, $fail failed"
+	exit 1
+fi
+ok "make deb builds both packages, lintian clean at error level ($((SECONDS - t)) s)"
+
+dkms_deb=$out/sch-desync-dkms_${version}_all.deb
+tc_deb=$(find "$out" -maxdepth 1 -name "tc-desync_${version}_*.deb" | head -n 1)
+src=usr/src/sch-desync-$version
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+dkms_files=$(dpkg-deb -c "$dkms_deb" | awk '{ print $6 }')
+tc_files=$(dpkg-deb -c "$tc_deb" | awk '{ print $6 }')
+conf=$(dpkg-deb --fsys-tarfile "$dkms_deb" | tar -xOf - "./$src/dkms.conf")
+stamp=$(dpkg-deb --fsys-tarfile "$dkms_deb" | tar -xOf - "./$src/sch_desync/VERSION")
+
+has() { grep -qx "./$2" <<< "$1"; }
+check "dkms.conf in /$src" has "$dkms_files" "$src/dkms.conf"
+check "module source and Kbuild in /$src/sch_desync" \
+	has "$dkms_files" "$src/sch_desync/Kbuild"
+check "dkms.conf names version $version" \
+	grep -qx "PACKAGE_VERSION=\"$version\"" <<< "$conf"
+# shellcheck disable=SC2016 # the literal DKMS variable
+check "dkms.conf builds for \$kernel_source_dir, not the running kernel" \
+	grep -q '^MAKE\[0\]="make -C ${kernel_source_dir} M=.*modules"$' <<< "$conf"
+check "dkms.conf has AUTOINSTALL=yes" grep -qx 'AUTOINSTALL="yes"' <<< "$conf"
+check "dkms.conf has BUILT_MODULE_LOCATION sch_desync/" \
+	grep -qx 'BUILT_MODULE_LOCATION\[0\]="sch_desync/"' <<< "$conf"
+check "the source carries VERSION $version for MODULE_VERSION" \
+	test "$stamp" = "$version"
+check "q_desync.so in /usr/lib/$multiarch/tc, where tc looks" \
+	has "$tc_files" "usr/lib/$multiarch/tc/q_desync.so"
+check "tc looks in that folder (strings tc)" \
+	grep -qx "/usr/lib/$multiarch/tc/" <<< "$(strings /usr/sbin/tc)"
+check "tc-desync(8) in tc-desync" has "$tc_files" "usr/share/man/man8/tc-desync.8.gz"
+check "desync-apply(8) and desync@.service in tc-desync" eval \
+	'has "$tc_files" usr/sbin/desync-apply &&
+	 has "$tc_files" usr/share/man/man8/desync-apply.8.gz &&
+	 has "$tc_files" "lib/systemd/system/desync@.service" &&
+	 has "$tc_files" usr/share/doc/tc-desync/examples/desync.conf'
+check "tc-desync depends on iproute2" \
+	grep -q 'iproute2' <<< "$(dpkg-deb -f "$tc_deb" Depends)"
+check "sch-desync-dkms depends on dkms" \
+	grep -q 'dkms' <<< "$(dpkg-deb -f "$dkms_deb" Depends)"
+check "the package build left the tree as it was" \
+	test "$(tree_state)" = "$before"
+
+echo "1..$((pass + fail))"
+echo "deb: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
