@@ -8,7 +8,7 @@
 # BENCH_SEEDS seeds (default 5), BENCH_JOBS runs at a time (default 2).
 # Raw runs stay in build/sim-bench/raw (an interrupted matrix resumes);
 # results.json, table.md, plots and the command that made them go to
-# Documentation/sim/.
+# results/sim/.
 
 set -euo pipefail
 SIM_DIR=$(dirname "$(readlink -f "$0")")
@@ -18,7 +18,7 @@ source "$SIM_DIR/../../lib/common.sh"
 need_pkgs python3-matplotlib
 "$SIM_DIR/build.sh"
 raw=$REPO_ROOT/build/sim-bench/raw
-doc=$REPO_ROOT/Documentation/sim
+doc=$REPO_ROOT/results/sim
 t0=$SECONDS
 
 # Debian's packages are for Debian's interpreter, not whatever is first on PATH.
