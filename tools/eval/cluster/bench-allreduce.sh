@@ -11,7 +11,7 @@
 # boots each (default 3) of ITERS iterations (default 20).
 # Every host's egress is the cluster's 20 Mbit/s NIC; the switch ports are
 # its 20 Mbit/s ports.  The first iteration (connection setup) is left
-# out.  Per-iteration times go to Documentation/evaluation/allreduce.tsv,
+# out.  Per-iteration times go to results/cluster/allreduce.tsv,
 # the summary to allreduce.md, with the command that made them.
 
 set -euo pipefail
@@ -24,7 +24,7 @@ kernel=${1:-6.1}
 hosts=${2:-4}
 reps=${3:-3}
 iters=${4:-20}
-doc=$REPO/Documentation/evaluation
+doc=$REPO/results/cluster
 raw=$REPO/build/cluster-allreduce
 t0=$SECONDS
 IFS=';' read -r -a specs <<< "${ALLREDUCE_SPECS:-fq_codel;desync;desync ce_threshold 0}"

@@ -7,7 +7,7 @@
 # no-congestion case under Debian's fq_codel, fq, netem jitter, desync at
 # its defaults, desync with rank slots, desync with wider offset windows,
 # and CUBIC.  Takes tens of minutes under emulation.  Results, table and
-# plots go to Documentation/evaluation/ (Documentation/evaluation/KERNEL/
+# plots go to results/cluster/ (results/cluster/KERNEL/
 # for any kernel but 6.1), with the command that made them.
 
 set -euo pipefail
@@ -16,7 +16,7 @@ source "$(dirname "$(readlink -f "$0")")/lib.sh"
 kernel=${1:-6.1}
 reps=${2:-3}
 iters=${3:-15}
-doc=$REPO/Documentation/evaluation
+doc=$REPO/results/cluster
 [ "$kernel" = 6.1 ] || doc=$doc/$kernel
 raw=$REPO/build/cluster-bench/$kernel
 t0=$SECONDS
