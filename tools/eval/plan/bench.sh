@@ -5,12 +5,12 @@
 #
 # desync-plan's heuristic against exact on random instances, then OSP's
 # two stages and the planned slots in the ns-3 model (tools/eval/plan/bench.py).
-# Results land in Documentation/osp-deft/.
+# Results land in results/osp-deft/.
 
 set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 REPO=$(dirname "$(dirname "$(dirname "$HERE")")")
-OUT=$REPO/Documentation/osp-deft
+OUT=$REPO/results/osp-deft
 
 mkdir -p "$OUT"
 "$REPO/tools/eval/sim/build.sh"

@@ -8,7 +8,7 @@
 # each message before the barrier at SO_PRIORITY 4, the rest overlapping
 # the next compute), each under fq_codel, desync, and desync with
 # priority 4 in bypass_prio.  Slow: tens of minutes under TCG.  Tables
-# land in Documentation/osp-deft/cluster-{one,two}-stage.md.
+# land in results/osp-deft/cluster-{one,two}-stage.md.
 
 set -euo pipefail
 # shellcheck source=tools/eval/cluster/lib.sh
@@ -18,7 +18,7 @@ kernel=${1:-6.1}
 reps=${2:-2}
 iters=${3:-12}
 out=$REPO/build/cluster-osp
-doc=$REPO/Documentation/osp-deft
+doc=$REPO/results/osp-deft
 configs="fq_codel desync desync,bypass_prio=4"
 t0=$SECONDS
 
