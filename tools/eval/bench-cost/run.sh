@@ -10,14 +10,14 @@
 #      (guest-pktgen.sh) and the memory, allocation and "tc -s qdisc show"
 #      checks (guest-scale.sh),
 #   4. summarize.py: results.json and results.md.
-# Raw records and results go to DIR (default Documentation/bench-cost/
+# Raw records and results go to DIR (default results/bench-cost/
 # <kernel>/ of this repository), with the command line that made them.
 #
 #   --kernel  kernel to boot (default 6.12, whose guest clocksource is the
 #             TSC; 6.1's is HPET under emulation, which makes every clock
 #             read an emulated device access)
 #   --quick   a small matrix for a smoke test (1 round, 64 B, 1 and 64k
-#             flows), written under the cache, not Documentation/
+#             flows), written under the cache, not results/
 #
 # The matrix is sized by the BENCH_* variables of guest-pktgen.sh
 # (BENCH_QDISCS, BENCH_FLOWS, BENCH_SIZES, BENCH_ROUNDS, BENCH_COUNT,
@@ -120,7 +120,7 @@ if [ -z "$out" ]; then
 	if [ $quick -eq 1 ]; then
 		out=$work
 	else
-		out=$REPO/Documentation/bench-cost/$kernel
+		out=$REPO/results/bench-cost/$kernel
 	fi
 fi
 if [ "$out" != "$work" ]; then
