@@ -7,7 +7,7 @@
 # under pfifo, fq_codel, application jitter and desync at its defaults,
 # BENCH_SEEDS seeds (default 5), BENCH_JOBS runs at a time (default 2).
 # Raw runs stay in build/sim-bench/raw (an interrupted matrix resumes);
-# results.json, table.md, plots and the command that made them go to
+# results.jsonl, table.md, plots and the command that made them go to
 # results/sim/.
 
 set -euo pipefail

@@ -1,8 +1,13 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Summarize the runs of bench.py: results.json, table.md and plots.
+"""Summarize the runs of bench.py: results.jsonl, table.md and plots.
 
-Usage: report.py RAW_DIR OUT_DIR
+Usage: report.py RAW_DIR|RESULTS.jsonl OUT_DIR
+
+results.jsonl has one run per line, keys sorted, runs in the order of
+the tables (row, then bench.py's file name), so that a re-run of one row
+changes only its lines.  Given a results.jsonl instead of RAW_DIR, the
+tables are made again from it.
 
 Every cell is the median over seeds with [min-max]; ratios to fq_codel
 are paired by seed (same seed, same scenario) and then summarized the
@@ -112,20 +117,31 @@ def ratio_cell(recs, name, q, key):
     return spread(rs, lambda v: f"{v:.2f}") + f" ({len(zero)} seeds 0 -> x)"
 
 
+def run_file(r):
+    """The name bench.py gives the run's JSON in RAW_DIR."""
+    tag = r["host_qdisc"].replace(" ", "_").replace(":", "=")
+    return f"{r['name']}.{tag}.{r['seed']}.json"
+
+
 def main():
     raw, out = sys.argv[1], sys.argv[2]
-    recs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(raw, "*.json")))]
+    if os.path.isfile(raw):
+        with open(raw) as f:
+            recs = [json.loads(line) for line in f if line.strip()]
+    else:
+        recs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(raw, "*.json")))]
     # The matrix's rows by number, then the ablations (A), sticky (S), RTO (R),
     # field (F), widen (W), long widen (WL) and lossy-uplink (L) rows.
     extra = {"A": 99, "S": 100, "R": 101, "F": 102, "W": 103, "WL": 104, "L": 105}
-    recs.sort(key=lambda r: extra.get(r["row"], r["row"]))
+    recs.sort(key=lambda r: (extra.get(r["row"], r["row"]), run_file(r)))
     names = []
     for r in recs:
         if r["name"] not in names:
             names.append(r["name"])
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump(recs, f, indent=0)
+    with open(os.path.join(out, "results.jsonl"), "w") as f:
+        for r in recs:
+            f.write(json.dumps(r, sort_keys=True) + "\n")
 
     lines = ["# desync in the ns-3 model: results", "",
              "Median over seeds [min-max].  Ratio columns: per seed, the value over "
