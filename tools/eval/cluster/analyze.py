@@ -3,11 +3,20 @@
 """Summarize a results directory of guest-bench.sh.
 
 Usage: analyze.py RESULTS_DIR [--baseline CONFIG] [--warmup N]
+       analyze.py RESULTS.jsonl
 
-Writes RESULTS_DIR/results.json (every run and the per-configuration
+Writes RESULTS_DIR/results.jsonl (every run and the per-configuration
 summary), RESULTS_DIR/table.md (medians, spread and ratios against the
-baseline), and the data files plot.sh draws.  Standard library only, so it
-runs anywhere Python does.
+baseline), and the data files plot.sh draws.  Given a results.jsonl, it
+prints the table again from the runs in it.  Standard library only, so
+it runs anywhere Python does.
+
+results.jsonl is JSON Lines, keys sorted: each line is an object of one
+key, and the lines together are the object {baseline, warmup_iters,
+summary, runs}: "baseline" and "warmup_iters" one line each, "summary"
+one line per scenario and configuration ({"summary": {SC: {CFG: ...}}}),
+"runs" one line per run ({"runs": [RUN]}), in the order of their
+directories, so that a re-run of one configuration changes its own lines.
 
 A run is invalid, and left out of every summary, when a rank failed or
 when the bottleneck port did not drain at its configured rate while it had
@@ -339,6 +348,38 @@ def plot_data(runs, outdir):
                     f.write('%.2f %.2f\n' % ((row[0] - t0) / 1e6, row[1] / 1e3))
 
 
+def write_results(path, baseline, warmup, summary, runs):
+    """results.jsonl: see the top of this file."""
+    lines = [{'baseline': baseline}, {'warmup_iters': warmup}]
+    lines += [{'summary': {sc: {cfg: summary[sc][cfg]}}}
+              for sc in sorted(summary) for cfg in sorted(summary[sc])]
+    lines += [{'runs': [r]} for r in runs]
+    with open(path, 'w') as f:
+        for line in lines:
+            f.write(json.dumps(line, sort_keys=True, default=str) + '\n')
+
+
+def merge(doc, key, value):
+    if isinstance(doc.get(key), list):
+        doc[key].extend(value)
+    elif isinstance(doc.get(key), dict):
+        for k, v in value.items():
+            merge(doc[key], k, v)
+    else:
+        doc[key] = value
+
+
+def read_results(path):
+    """The object results.jsonl holds, as write_results() was given it."""
+    doc = {}
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                for k, v in json.loads(line).items():
+                    merge(doc, k, v)
+    return doc
+
+
 def main():
     args = sys.argv[1:]
     if not args:
@@ -348,12 +389,16 @@ def main():
         baseline = args[args.index('--baseline') + 1]
     if '--warmup' in args:
         warmup = int(args[args.index('--warmup') + 1])
+    if os.path.isfile(outdir):
+        doc = read_results(outdir)
+        print(table(summarize(doc['runs'], doc['baseline']), doc['runs'],
+                    doc['baseline']))
+        return
     runs = [analyze_run(os.path.dirname(m), warmup) for m in
             sorted(glob.glob(os.path.join(outdir, '*', '*', '*', 'meta.json')))]
     summary = summarize(runs, baseline)
-    with open(os.path.join(outdir, 'results.json'), 'w') as f:
-        json.dump({'baseline': baseline, 'warmup_iters': warmup,
-                   'summary': summary, 'runs': runs}, f, indent=1, default=str)
+    write_results(os.path.join(outdir, 'results.jsonl'), baseline, warmup,
+                  summary, runs)
     md = table(summary, runs, baseline)
     with open(os.path.join(outdir, 'table.md'), 'w') as f:
         f.write(md + '\n')

@@ -42,7 +42,7 @@ done
 "$PY" "$CLUSTER_DIR/analyze.py" "$raw/all" > /dev/null
 need_gnuplot && QUEUE_CONFIGS="fq_codel desync desync_slots desync,offset_max=50ms" \
 	"$CLUSTER_DIR/plot.sh" "$raw/all" "$doc"
-cp "$raw/all/table.md" "$raw/all/results.json" "$doc/"
+cp "$raw/all/table.md" "$raw/all/results.jsonl" "$doc/"
 secs=$((SECONDS - t0))
 {
 	echo "command: tools/eval/cluster/bench-effect.sh $kernel $reps $iters"
