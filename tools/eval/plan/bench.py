@@ -15,8 +15,11 @@ Usage: bench.py OUT_DIR [osp|osp1m|jobs|jobs1m ...]
   jobs1m the same with 1 MB ports
 
 Every run writes OUT_DIR/raw/NAME.json (a run whose file exists is not
-run again); OUT_DIR/results.json collects them, OUT_DIR/tables.md has the
-medians over seeds and the ratios.  BENCH_SEEDS (default 5) and
+run again); OUT_DIR/results.jsonl collects them, one run per line with
+its keys sorted, in the order of the matrix (experiment, case, seed),
+OUT_DIR/tables.md has the medians over seeds and the ratios.  With every
+run's file in raw/, it makes results.jsonl, the tables and the plans
+again without running the model.  BENCH_SEEDS (default 5) and
 BENCH_JOBS (default 2) as in tools/eval/sim/bench.py.
 """
 import json
@@ -182,8 +185,9 @@ def main():
     todo = [(e, n, a, s) for e, n, a in cases(which) for s in range(1, SEEDS + 1)]
     with ThreadPoolExecutor(JOBS) as ex:
         results = list(ex.map(lambda t: run(*t), todo))
-    with open(os.path.join(OUT, 'results.json'), 'w') as f:
-        json.dump(results, f, indent=1)
+    with open(os.path.join(OUT, 'results.jsonl'), 'w') as f:
+        for r in results:
+            f.write(json.dumps(r, sort_keys=True) + '\n')
     text = tables(results)
     with open(os.path.join(OUT, 'tables.md'), 'w') as f:
         f.write(text + '\n')

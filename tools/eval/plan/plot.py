@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Plot bench.py's results: mean iteration and ECN marks per case.
 
-Usage: plot.py OUT_DIR      (reads OUT_DIR/results.json, writes OUT_DIR/*.png)
+Usage: plot.py OUT_DIR      (reads OUT_DIR/results.jsonl, writes OUT_DIR/*.png)
 
 One panel per experiment (osp, osp1m, jobs-2, jobs-4, jobs1m-2, jobs1m-4),
 one bar per case: the median over seeds, whiskers from min to max.
@@ -20,7 +20,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def main():
     out = sys.argv[1]
-    recs = json.load(open(os.path.join(out, "results.json")))
+    with open(os.path.join(out, "results.jsonl")) as f:
+        recs = [json.loads(line) for line in f if line.strip()]
     exps = []
     for r in recs:
         if r["exp"] not in exps:
