@@ -9,7 +9,7 @@
 #   3. one VM boot (tools/testing/vm/run.sh --bench) running the pktgen matrix
 #      (guest-pktgen.sh) and the memory, allocation and "tc -s qdisc show"
 #      checks (guest-scale.sh),
-#   4. summarize.py: results.json and results.md.
+#   4. summarize.py: results.jsonl and results.md.
 # Raw records and results go to DIR (default results/bench-cost/
 # <kernel>/ of this repository), with the command line that made them.
 #
@@ -125,6 +125,6 @@ if [ -z "$out" ]; then
 fi
 if [ "$out" != "$work" ]; then
 	mkdir -p "$out"
-	cp "$work"/{pktgen,scale,callgrind,sizes,meta}.txt "$work"/results.{json,md} "$out/"
+	cp "$work"/{pktgen,scale,callgrind,sizes,meta}.txt "$work"/results.{jsonl,md} "$out/"
 fi
 echo "$ME: done in $((SECONDS - t0)) s: $out/results.md" >&2

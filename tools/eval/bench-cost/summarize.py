@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn the raw records of a cost run into results.json and results.md.
+"""Turn the raw records of a cost run into results.jsonl and results.md.
 
 Usage: summarize.py DIR
 
@@ -8,6 +8,12 @@ DIR holds what run.sh collected: pktgen.txt and scale.txt (one
 "key=value ..." record per line, from the guest), callgrind.txt
 ("scenario groups instructions"), sizes.txt ("name bytes") and meta.txt
 ("key=value" lines: command, kernel, commit, date).
+
+results.jsonl is JSON Lines, keys sorted: each line is an object of one
+key, and the lines together are the summary object, its keys in sorted
+order: a list (pktgen, targets, callgrind, scale) one line per element
+({"pktgen": [CELL]}), anything else one line.  A re-run that changes
+one cell changes its own line.
 
 Rates under emulation drift and jump, so every comparison is made within
 a round (the qdiscs of one round ran back to back) and summarized by the
@@ -276,6 +282,30 @@ def markdown(res):
     return "\n".join(lines)
 
 
+def write_results(path, res):
+    """results.jsonl: see the top of this file."""
+    with open(path, "w") as f:
+        for k in sorted(res):
+            v = res[k]
+            lines = [{k: [e]} for e in v] if isinstance(v, list) and v else [{k: v}]
+            for line in lines:
+                f.write(json.dumps(line, sort_keys=True) + "\n")
+
+
+def read_results(path):
+    """The object results.jsonl holds, as write_results() was given it."""
+    res = {}
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                for k, v in json.loads(line).items():
+                    if isinstance(v, list) and k in res:
+                        res[k].extend(v)
+                    else:
+                        res[k] = v
+    return res
+
+
 def main():
     d = sys.argv[1]
     meta = {}
@@ -326,9 +356,7 @@ def main():
 
     res["scale"] = records(os.path.join(d, "scale.txt"))
 
-    with open(os.path.join(d, "results.json"), "w") as f:
-        json.dump(res, f, indent=1, sort_keys=True)
-        f.write("\n")
+    write_results(os.path.join(d, "results.jsonl"), res)
     with open(os.path.join(d, "results.md"), "w") as f:
         f.write(markdown(res))
         f.write("\n")
