@@ -19,15 +19,17 @@
 #                        6.1 and 6.12, plugin tests, instruction budget, and
 #                        the VM selftests on both kernels
 #   make demo            short effectiveness comparison in an emulated cluster
-#   make bench-effect    full effectiveness matrix (long)
-#   make bench-cost      per-packet cost against pfifo, fq_codel and fq
+#   make bench-effect    full effectiveness matrix (long), into results/cluster/
+#   make bench-cost      per-packet cost against pfifo, fq_codel and fq, into
+#                        results/bench-cost/<kernel>/
 #   make stress          netlink fuzzer (100k messages) and long lifecycle
 #                        torture on 6.1, 6.12 and the debug kernel (long)
 #   make sim             the ns-3 model tools/eval/sim/desync-sim (installs libns3-dev)
-#   make bench-sim       the scenario matrix in the ns-3 model
+#   make bench-sim       the scenario matrix in the ns-3 model, into results/sim/
 #   make plan-test       unit tests of tools/ops/desync-plan/desync-plan
 #   make bench-plan      desync-plan's heuristic against exact, and the
-#                        planned slots and OSP's two stages in the ns-3 model
+#                        planned slots and OSP's two stages in the ns-3 model,
+#                        into results/osp-deft/
 #   make clean
 
 KVER	?= $(shell uname -r)
