@@ -9,7 +9,7 @@
 # "total: N passed, N failed" line when it combines its parts itself; a
 # step that only has an exit status (checkpatch, sparse) counts as one test.
 #
-# Steps: unit plan checkpatch sparse newest plugin ctl deb budget sim vm selftests
+# Steps: unit docs plan checkpatch sparse newest plugin ctl deb budget sim vm selftests
 # tdc fuzz
 # (default: all).
 
@@ -20,6 +20,7 @@ source "$(dirname "$(readlink -f "$0")")/../../lib/common.sh"
 cd "$REPO_ROOT" || exit 1
 
 step_unit()      { make -s -C tools/testing/unit check; }
+step_docs()      { tools/testing/check/doc-paths.sh; }
 step_plan()      { make -s -C tools/ops/desync-plan check; }
 step_checkpatch() { tools/testing/check/checkpatch.sh; }
 step_sparse()    { tools/testing/check/sparse.sh 6.1 6.12; }
@@ -80,7 +81,7 @@ run_step()
 	echo "# ---- $name: exit $rc, $p passed, $f failed ----"
 }
 
-[ $# -gt 0 ] || set -- unit plan checkpatch sparse newest plugin ctl deb budget sim vm \
+[ $# -gt 0 ] || set -- unit docs plan checkpatch sparse newest plugin ctl deb budget sim vm \
 	selftests tdc fuzz
 start=$SECONDS
 for s in "$@"; do
