@@ -342,7 +342,10 @@ def main():
                 k, v = line.split()
                 if v.isdigit():
                     sizes[k] = int(v)
-        per = sizes["desync_group"] + sizes["heap_entry"]
+        # sizes.sh names the group struct as the core does: dsched_group
+        # since the core has a prefix of its own, desync_group before.
+        group = sizes.get("dsched_group", sizes.get("desync_group"))
+        per = group + sizes["heap_entry"]
         # qdisc_alloc() puts struct Qdisc and the private area in one
         # kmalloc, which rounds up to a power of two at these sizes; the
         # tables are two kvcalloc()s.
