@@ -46,8 +46,9 @@
  *    enqueue, as a switch marks at K: a window released at line rate
  *    drains too fast for any time threshold to see.
  *
- * The algorithm lives in desync_core.h, free of kernel headers, so that it
- * is unit tested in userspace; this file is the qdisc glue around it.
+ * The algorithm lives in dsched.h and dsched_impl.h, free of kernel
+ * headers, so that it is unit tested in userspace; this file is the qdisc
+ * glue around it.
  * Everything runs under the qdisc lock, except dump which runs under RTNL
  * and reads the configuration with READ_ONCE().
  */
@@ -85,8 +86,9 @@
 #define CREATE_TRACE_POINTS
 #include "desync_trace.h"
 
+#include "dsched.h"
+
 /* The core's events become tracepoints; a disabled one costs a static key. */
-struct desync_sched;
 static void desync_note_burst(const struct desync_sched *s, u32 idx,
 			      u64 offset_ns, u32 slot);
 static void desync_note_release(const struct desync_sched *s, u32 idx,
@@ -103,7 +105,7 @@ static void desync_note_release(const struct desync_sched *s, u32 idx,
 	} while (0)
 
 #define desync_div_u64(a, b)	div64_u64(a, b)
-#include "desync_core.h"
+#include "dsched_impl.h"
 #include "pkt_sched_desync.h"
 
 #define DESYNC_DEF_LIMIT	10000

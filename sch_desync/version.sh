@@ -15,7 +15,7 @@ describe()
 {
 	top=$(git -C "$dir" rev-parse --show-toplevel 2>/dev/null) || return 1
 	# Inside some other repository (a kernel tree) git describes that one.
-	[ -e "$top/sch_desync/desync_core.h" ] || return 1
+	[ -e "$top/sch_desync/dsched.h" ] || return 1
 	d=$(git -C "$top" describe --tags --match 'v[0-9]*' --dirty=+dirty \
 		2>/dev/null)
 	if [ -n "$d" ]; then

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * core-cost: drive the desync core (sch_desync/desync_core.h) through the
+ * core-cost: drive the desync core (sch_desync/dsched_impl.h) through the
  * per-packet sequence of the qdisc, for instruction counting under
  * callgrind.  Instruction counts are exact and repeatable, unlike packet
  * rates under emulation, so they catch a slower core before any VM boots.
@@ -25,7 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "desync_core.h"
+#include "dsched.h"
+#include "dsched_impl.h"
 
 #define US	1000ULL
 #define MS	1000000ULL

@@ -4,7 +4,7 @@
 # Usage: sizes.sh [KO [VMLINUX]]
 #
 # Prints "name bytes" for the structures that make up a desync qdisc's
-# memory: the core's (compiled here from desync_core.h), and, from the BTF
+# memory: the core's (compiled here from dsched.h), and, from the BTF
 # of a built sch_desync.ko and of the kernel's vmlinux when given, the
 # qdisc's private area and struct Qdisc that qdisc_alloc() puts before it.
 # The tables are ngroups * (group + heap_entry) bytes, allocated once per
@@ -20,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 cat > "$tmp/sizes.c" <<'C'
 #include <stdio.h>
-#include "desync_core.h"
+#include "dsched.h"
 
 int main(void)
 {

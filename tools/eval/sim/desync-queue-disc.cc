@@ -11,6 +11,8 @@
  */
 #include "desync-queue-disc.h"
 
+#include "dsched_impl.h"
+
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/log.h"

@@ -2,7 +2,7 @@
 /*
  * desync-queue-disc.h	the desync qdisc as an ns-3 QueueDisc
  *
- * The scheduling decisions come from sch_desync/desync_core.h, the file
+ * The scheduling decisions come from sch_desync/dsched_impl.h, the core
  * the kernel module builds; this class is only the glue that the module's
  * sch_desync.c is in the kernel: packet FIFOs, the header parse that
  * feeds classification, the clock and the timer.
@@ -16,7 +16,7 @@
 #include "ns3/event-id.h"
 #include "ns3/queue-disc.h"
 
-#include "desync_core.h"
+#include "dsched.h"
 
 #include "desync-opts.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the desync algorithm core (sch_desync/desync_core.h).
+ * Unit tests of the desync algorithm core (sch_desync/dsched_impl.h).
  *
  * The core has no kernel dependencies, so its state machine, offset draw,
  * timer heap, round robin and marking decision are checked here, fast and
@@ -37,7 +37,8 @@ static struct event_log ev;
 		ev.held_sum += (held_ns);				\
 	} while (0)
 
-#include "desync_core.h"
+#include "dsched.h"
+#include "dsched_impl.h"
 
 static int failures, passes, checks_failed;
 

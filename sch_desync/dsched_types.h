@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * desync_types.h	fixed-width types for the desync core
+ * dsched_types.h	fixed-width types for the desync core
  *
- * The core (desync_core.h) is shared by the kernel module, the userspace
+ * The core (dsched.h) is shared by the kernel module, the userspace
  * unit tests and the evaluation tools, so it must not depend on kernel
  * headers.  This is the one place that maps the kernel's type names onto
  * C99 ones outside the kernel.
  */
-#ifndef _DESYNC_TYPES_H
-#define _DESYNC_TYPES_H
+#ifndef _DSCHED_TYPES_H
+#define _DSCHED_TYPES_H
 
 #ifdef __KERNEL__
 #include <linux/types.h>
@@ -24,4 +24,4 @@ typedef unsigned long long u64;
 typedef long long s64;
 #endif
 
-#endif /* _DESYNC_TYPES_H */
+#endif /* _DSCHED_TYPES_H */

@@ -1,47 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * desync_core.h	burst detection, offset draw and scheduling of desync
+ * dsched_impl.h	the algorithm of the desync scheduler
  *
- * This is the algorithm of the desync qdisc without the qdisc glue, in the
- * way codel.h stands apart from sch_fq_codel.c: no kernel headers, all
- * times in nanoseconds, no allocation.  The module, the userspace unit
- * tests and the evaluation tools include it unchanged.
- *
- * Packets are sorted into groups.  A group is in one of three states:
- *
- *   IDLE       empty, on no list.
- *   HELD       the start of a burst waits until release_ns; on the timer
- *              heap.
- *   ACTIVE     has packets that may leave now; on the round-robin list.
- *
- *         enqueue, silent >= idle          timer or hold_limit
- *   IDLE ---------------------------> HELD --------------------> ACTIVE
- *     ^  enqueue, silent < idle or offset 0                         |
- *     +-------------------------------------------------------------+
- *     ^                   last packet dequeued                      |
- *     +-------------------------------------------------------------+
- *
- * Only the start of a burst is held: while packets keep arriving closer
- * than idle_ns apart the group stays ACTIVE, however often its queue
- * drains.  Silence counts from the later of the last enqueue and the
- * moment the group last emptied, so a group that drains slowly (a slow
- * parent, its round-robin share) is not taken for a new burst.  The timer
- * heap orders HELD groups by release_ns, so a burst start costs O(log n)
- * and every other packet O(1).  ACTIVE groups share the link by deficit
- * round robin in bytes.
- *
- * Queue lengths are counted in segments, so that a TSO or GRO packet of
- * 45 segments weighs what its 45 segments will weigh on the wire.
- *
- * The caller owns the packets: it keeps each group's FIFO in head/tail,
- * tells the core about every packet it adds or removes, and honours
- * departure times (EDT) itself: one flow's departure time must not hold
- * back another flow that shares its group.
+ * The implementation that goes with dsched.h (see there for the design):
+ * states, offsets, the timer heap, round robin, and the decisions on
+ * bypass, marking and limits.  All of it is static inline and free of
+ * kernel headers.  Include it from the one file that runs the core, after
+ * defining the hooks below that file wants, as codel_impl.h is.
  */
-#ifndef _DESYNC_CORE_H
-#define _DESYNC_CORE_H
+#ifndef _DSCHED_IMPL_H
+#define _DSCHED_IMPL_H
 
-#include "desync_types.h"
+#include "dsched.h"
 
 /* 64-bit division, which a 32-bit kernel spells div64_u64(). */
 #ifndef desync_div_u64
@@ -62,47 +32,6 @@
 #ifndef desync_event_release
 #define desync_event_release(s, idx, held_ns, early)	do { } while (0)
 #endif
-
-#define DESYNC_NONE		0xffffffffU	/* end of an index list */
-#define DESYNC_SLOT_RANDOM	0xffffffffU
-
-/* Upper bounds that keep every product and shift below in 64 bits. */
-#define DESYNC_OFFSET_MAX_NS	1000000000U	/* 1 s */
-/* Steps of offset_max a window may grow by, in 3 bits of the group's flags. */
-#define DESYNC_WIDEN_MAX	7U
-/* A widened group narrows one step per this many bursts on average. */
-#define DESYNC_NARROW_ODDS	1024U
-#define DESYNC_SLOTS_MAX	1024U
-/* Longer bursts say nothing more about the window; keeps spread's product in 64 bits. */
-#define DESYNC_BURST_DUR_MAX_NS	100000000000ULL	/* 100 s */
-/* The DRR quantum comes from the device MTU, which may be absurd. */
-#define DESYNC_QUANTUM_MIN	1514U
-#define DESYNC_QUANTUM_MAX	0x100000U	/* 1 MiB, as sch_fq */
-
-/* Values of the netlink contract the core decides on. */
-#define DESYNC_GROUP_BY_DST	0
-#define DESYNC_GROUP_BY_FLOW	1
-#define DESYNC_GROUP_BY_MARK	2
-#define DESYNC_GROUP_BY_PRIO	3
-#define DESYNC_BYPASS_PRIO_MAX	63
-#define DESYNC_PRIO_MASK	15	/* TC_PRIO_MAX */
-#define DESYNC_PRIO_CONTROL	7	/* TC_PRIO_CONTROL */
-#define DESYNC_TCP_FIN		0x01
-#define DESYNC_TCP_RST		0x04
-#define DESYNC_TCP_CWR		0x80
-
-/*
- * Signs of congestion a group's senders give on its egress, in order: a
- * window cut for ECN echoes (CWR), a retransmission, a retransmit timeout
- * that resent more than one segment or followed another sign
- * (desync_note_loss()).
- */
-enum desync_sign {
-	DESYNC_SIGN_NONE,
-	DESYNC_SIGN_MARKS,
-	DESYNC_SIGN_LOSS,
-	DESYNC_SIGN_TIMEOUT,
-};
 
 /*
  * The bypass FIFO goes first, but it is open to any local sender (a
@@ -127,108 +56,6 @@ enum desync_sign {
 #define DESYNC_HOLD_SLACK_SHIFT	4
 /* Holds one timer arming looks at before it takes the precise bound. */
 #define DESYNC_TIMER_WALK	32
-
-enum desync_state {
-	DESYNC_IDLE,
-	DESYNC_HELD,
-	DESYNC_ACTIVE,
-};
-
-/* One cache line per group; the fields of the enqueue path come first. */
-struct desync_group {
-	void		*head;		/* packet FIFO, owned by the caller */
-	void		*tail;
-	u64		last_active_ns;	/* last enqueue or emptying */
-	u64		release_ns;	/* HELD: when due; else: when the burst went */
-	s64		credit;		/* DRR deficit in bytes */
-	u32		segs;		/* segments queued, 0 when IDLE */
-	u32		hold_ns;	/* HELD: the offset drawn; else: the hold */
-	u32		prev;		/* round-robin list */
-	u32		next;
-	u32		heap_pos;	/* index in the timer heap */
-	u8		state;		/* enum desync_state */
-	u8		flags;		/* DESYNC_G_* */
-	u16		frac;		/* DESYNC_G_KEPT: offset / window, in 1/65536 */
-};
-
-/* desync_group.flags */
-#define DESYNC_G_SEEN	0x01	/* has had a packet since reset */
-#define DESYNC_G_KEPT	0x02	/* frac is the offset of its last burst */
-#define DESYNC_G_CUT	0x04	/* HELD: a change shortened the hold */
-/* Bits 3-4: the worst DESYNC_SIGN_* its senders gave since that burst began. */
-#define DESYNC_G_SIGN_SHIFT 3
-#define DESYNC_G_SIGN_MASK (3U << DESYNC_G_SIGN_SHIFT)
-/* The upper bits: offset_max steps its window grew by, <= DESYNC_WIDEN_MAX. */
-#define DESYNC_G_WIDEN_SHIFT 5
-#define DESYNC_G_WIDEN_MASK (DESYNC_WIDEN_MAX << DESYNC_G_WIDEN_SHIFT)
-
-struct desync_params {
-	u64		idle_ns;
-	u64		ce_threshold_ns;	/* 0: never mark */
-	u64		bypass_prio;		/* bitmap of priorities 0..63 */
-	u32		offset_max_ns;		/* <= DESYNC_OFFSET_MAX_NS */
-	u32		slots;			/* >= 1 */
-	u32		slot;			/* < slots or DESYNC_SLOT_RANDOM */
-	u32		hold_limit;		/* segments, >= 1 */
-	u32		held_max;		/* segments in all holds, 0: no bound */
-	u32		quantum;		/* DRR bytes per round */
-	u32		group_by;		/* DESYNC_GROUP_BY_* */
-	u32		spread;			/* of the last burst, in 1/65536 */
-	u32		sticky;			/* keep offsets that met no loss */
-	u32		ce_backlog;		/* segments ahead that mark, 0: never */
-	u32		widen;			/* steps timeouts may add, 0: fixed */
-};
-
-/*
- * What the caller read from one packet; the core decides with it.  The
- * caller fills flow_hash when group_by is flow or the packet has no
- * destination address (has_dst 0), and may leave it 0 otherwise.
- */
-struct desync_pkt {
-	u32		prio;		/* skb->priority */
-	u32		mark;		/* skb->mark */
-	u32		dst_hash;	/* keyed hash of the destination address */
-	u32		flow_hash;
-	s32		payload;	/* transport payload bytes, -1 unknown */
-	u8		has_dst;
-	u8		tcp_flags;	/* TCP header flags, 0 if not TCP */
-	u8		later;		/* FIN/RST: keep departure-time order */
-};
-
-struct desync_core_stats {
-	u64		bursts;
-	u64		held;
-	u64		hold_time_ns;
-	u64		early_release;
-};
-
-struct desync_sched {
-	struct desync_group	*groups;	/* ngroups entries */
-	u32			*heap;		/* ngroups entries */
-	u32			ngroups;
-	u32			heap_len;
-	u32			rr_head;
-	u32			rr_tail;
-	u32			groups_active;	/* ACTIVE */
-	u32			groups_held;
-	u32			held_segs;	/* segments in HELD groups */
-	u32			hold_slack_ns;	/* see desync_set_hold_slack() */
-	s64			bypass_credit;	/* bytes it may still go first */
-	u64			rng;
-	struct desync_params	p;
-	struct desync_core_stats st;
-};
-
-/* Time comparisons that survive the wrap of a u64 nanosecond clock. */
-static inline bool desync_time_before(u64 a, u64 b)
-{
-	return (s64)(a - b) < 0;
-}
-
-static inline u64 desync_time_max(u64 a, u64 b)
-{
-	return desync_time_before(a, b) ? b : a;
-}
 
 /* splitmix64: tiny, seedable, and good enough to spread hosts apart. */
 static inline u64 desync_rand_next(u64 *state)
@@ -281,24 +108,6 @@ static inline u64 desync_draw_offset(struct desync_sched *s)
 	u32 slot = s->p.slot;
 
 	return desync_draw_offset_in(s, s->p.offset_max_ns, &slot);
-}
-
-/* The moment the burst of a group that is not HELD began, hold included. */
-static inline u64 desync_burst_start(const struct desync_group *g)
-{
-	return g->release_ns - g->hold_ns;
-}
-
-/* The steps of offset_max the window of group @g grew by. */
-static inline u32 desync_widen_steps(const struct desync_group *g)
-{
-	return (g->flags & DESYNC_G_WIDEN_MASK) >> DESYNC_G_WIDEN_SHIFT;
-}
-
-/* The worst sign of congestion group @g's senders gave since its burst began. */
-static inline u32 desync_group_sign(const struct desync_group *g)
-{
-	return (g->flags & DESYNC_G_SIGN_MASK) >> DESYNC_G_SIGN_SHIFT;
 }
 
 static inline void desync_raise_sign(struct desync_group *g, u32 sign)
@@ -901,35 +710,6 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
 	desync_heap_push(s, idx);
 }
 
-/* desync_sender_idle() of a sender whose silence no burst can end. */
-#define DESYNC_SENDER_NO_START	(~0ULL >> 1)
-
-/*
- * The shortest silence that can end a burst of a TCP sender with a
- * smoothed round trip of @srtt_ns, for its segment that has @in_flight
- * (non-zero) data sent before it and not yet acknowledged.  Waiting for
- * ACKs it is silent for up to a round trip: two of them keep its ACK
- * clock from being taken for new bursts.  With nothing in flight it waits
- * for no ACK, and idle_ns alone decides (0): its srtt says nothing then,
- * and the holds themselves inflate it (a segment held for h measures a
- * round trip of h), so trusting it would let one window of holds hide
- * every burst start that follows within two of them.
- *
- * A sender that is @recovering from a loss (fast recovery or a
- * retransmit timeout) starts no burst, however long it was silent: the
- * silence was its timeout, and what it sends now repairs the transfer
- * that lost, which the rest of its step is waiting for.  Holding it
- * would add up to offset_max to every timeout, and the hosts that timed
- * out together would each wait their own offset before recovering.
- */
-static inline u64 desync_sender_idle(u64 srtt_ns, bool in_flight,
-				     bool recovering)
-{
-	if (recovering)
-		return DESYNC_SENDER_NO_START;
-	return in_flight ? 2 * srtt_ns : 0;
-}
-
 /*
  * Account a packet of @segs segments the caller has just appended to
  * group @idx at @now.  The packet belongs to the burst it arrives in: a
@@ -1368,4 +1148,4 @@ static inline void desync_attach(struct desync_sched *s,
 	desync_reset(s);
 }
 
-#endif /* _DESYNC_CORE_H */
+#endif /* _DSCHED_IMPL_H */
