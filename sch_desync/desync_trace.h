@@ -39,7 +39,7 @@ TRACE_EVENT(desync_burst,
 	    TP_printk("ifindex=%d handle=0x%x group=%u offset_ns=%llu slot=%u steps=%u sign=%s",
 		      __entry->ifindex, __entry->handle, __entry->group,
 		      __entry->offset_ns, __entry->slot, __entry->steps,
-		      /* enum desync_sign of dsched.h */
+		      /* enum dsched_sign of dsched.h */
 		      __print_symbolic(__entry->sign, { 0, "none" }, { 1, "marks" },
 				       { 2, "loss" }, { 3, "timeout" }))
 );

@@ -48,7 +48,7 @@
 
 #include "dsched_types.h"
 
-#define DESYNC_NONE		0xffffffffU	/* end of an index list */
+#define DSCHED_NONE		0xffffffffU	/* end of an index list */
 #define DESYNC_SLOT_RANDOM	0xffffffffU
 
 /* Upper bounds that keep every product and shift of the core in 64 bits. */
@@ -70,33 +70,33 @@
 #define DESYNC_GROUP_BY_MARK	2
 #define DESYNC_GROUP_BY_PRIO	3
 #define DESYNC_BYPASS_PRIO_MAX	63
-#define DESYNC_PRIO_MASK	15	/* TC_PRIO_MAX */
-#define DESYNC_PRIO_CONTROL	7	/* TC_PRIO_CONTROL */
-#define DESYNC_TCP_FIN		0x01
-#define DESYNC_TCP_RST		0x04
-#define DESYNC_TCP_CWR		0x80
+#define DSCHED_PRIO_MASK	15	/* TC_PRIO_MAX */
+#define DSCHED_PRIO_CONTROL	7	/* TC_PRIO_CONTROL */
+#define DSCHED_TCP_FIN		0x01
+#define DSCHED_TCP_RST		0x04
+#define DSCHED_TCP_CWR		0x80
 
 /*
  * Signs of congestion a group's senders give on its egress, in order: a
  * window cut for ECN echoes (CWR), a retransmission, a retransmit timeout
  * that resent more than one segment or followed another sign
- * (desync_note_loss()).
+ * (dsched_note_loss()).
  */
-enum desync_sign {
-	DESYNC_SIGN_NONE,
-	DESYNC_SIGN_MARKS,
-	DESYNC_SIGN_LOSS,
-	DESYNC_SIGN_TIMEOUT,
+enum dsched_sign {
+	DSCHED_SIGN_NONE,
+	DSCHED_SIGN_MARKS,
+	DSCHED_SIGN_LOSS,
+	DSCHED_SIGN_TIMEOUT,
 };
 
-enum desync_state {
-	DESYNC_IDLE,
-	DESYNC_HELD,
-	DESYNC_ACTIVE,
+enum dsched_state {
+	DSCHED_IDLE,
+	DSCHED_HELD,
+	DSCHED_ACTIVE,
 };
 
 /* One cache line per group; the fields of the enqueue path come first. */
-struct desync_group {
+struct dsched_group {
 	void		*head;		/* packet FIFO, owned by the caller */
 	void		*tail;
 	u64		last_active_ns;	/* last enqueue or emptying */
@@ -107,23 +107,23 @@ struct desync_group {
 	u32		prev;		/* round-robin list */
 	u32		next;
 	u32		heap_pos;	/* index in the timer heap */
-	u8		state;		/* enum desync_state */
-	u8		flags;		/* DESYNC_G_* */
-	u16		frac;		/* DESYNC_G_KEPT: offset / window, in 1/65536 */
+	u8		state;		/* enum dsched_state */
+	u8		flags;		/* DSCHED_G_* */
+	u16		frac;		/* DSCHED_G_KEPT: offset / window, in 1/65536 */
 };
 
-/* desync_group.flags */
-#define DESYNC_G_SEEN	0x01	/* has had a packet since reset */
-#define DESYNC_G_KEPT	0x02	/* frac is the offset of its last burst */
-#define DESYNC_G_CUT	0x04	/* HELD: a change shortened the hold */
-/* Bits 3-4: the worst DESYNC_SIGN_* its senders gave since that burst began. */
-#define DESYNC_G_SIGN_SHIFT 3
-#define DESYNC_G_SIGN_MASK (3U << DESYNC_G_SIGN_SHIFT)
+/* dsched_group.flags */
+#define DSCHED_G_SEEN	0x01	/* has had a packet since reset */
+#define DSCHED_G_KEPT	0x02	/* frac is the offset of its last burst */
+#define DSCHED_G_CUT	0x04	/* HELD: a change shortened the hold */
+/* Bits 3-4: the worst DSCHED_SIGN_* its senders gave since that burst began. */
+#define DSCHED_G_SIGN_SHIFT 3
+#define DSCHED_G_SIGN_MASK (3U << DSCHED_G_SIGN_SHIFT)
 /* The upper bits: offset_max steps its window grew by, <= DESYNC_WIDEN_MAX. */
-#define DESYNC_G_WIDEN_SHIFT 5
-#define DESYNC_G_WIDEN_MASK (DESYNC_WIDEN_MAX << DESYNC_G_WIDEN_SHIFT)
+#define DSCHED_G_WIDEN_SHIFT 5
+#define DSCHED_G_WIDEN_MASK (DESYNC_WIDEN_MAX << DSCHED_G_WIDEN_SHIFT)
 
-struct desync_params {
+struct dsched_params {
 	u64		idle_ns;
 	u64		ce_threshold_ns;	/* 0: never mark */
 	u64		bypass_prio;		/* bitmap of priorities 0..63 */
@@ -145,7 +145,7 @@ struct desync_params {
  * caller fills flow_hash when group_by is flow or the packet has no
  * destination address (has_dst 0), and may leave it 0 otherwise.
  */
-struct desync_pkt {
+struct dsched_pkt {
 	u32		prio;		/* skb->priority */
 	u32		mark;		/* skb->mark */
 	u32		dst_hash;	/* keyed hash of the destination address */
@@ -156,15 +156,15 @@ struct desync_pkt {
 	u8		later;		/* FIN/RST: keep departure-time order */
 };
 
-struct desync_core_stats {
+struct dsched_stats {
 	u64		bursts;
 	u64		held;
 	u64		hold_time_ns;
 	u64		early_release;
 };
 
-struct desync_sched {
-	struct desync_group	*groups;	/* ngroups entries */
+struct dsched {
+	struct dsched_group	*groups;	/* ngroups entries */
 	u32			*heap;		/* ngroups entries */
 	u32			ngroups;
 	u32			heap_len;
@@ -173,44 +173,44 @@ struct desync_sched {
 	u32			groups_active;	/* ACTIVE */
 	u32			groups_held;
 	u32			held_segs;	/* segments in HELD groups */
-	u32			hold_slack_ns;	/* see desync_set_hold_slack() */
+	u32			hold_slack_ns;	/* see dsched_set_hold_slack() */
 	s64			bypass_credit;	/* bytes it may still go first */
 	u64			rng;
-	struct desync_params	p;
-	struct desync_core_stats st;
+	struct dsched_params	p;
+	struct dsched_stats st;
 };
 
 /* Time comparisons that survive the wrap of a u64 nanosecond clock. */
-static inline bool desync_time_before(u64 a, u64 b)
+static inline bool dsched_time_before(u64 a, u64 b)
 {
 	return (s64)(a - b) < 0;
 }
 
-static inline u64 desync_time_max(u64 a, u64 b)
+static inline u64 dsched_time_max(u64 a, u64 b)
 {
-	return desync_time_before(a, b) ? b : a;
+	return dsched_time_before(a, b) ? b : a;
 }
 
 /* The moment the burst of a group that is not HELD began, hold included. */
-static inline u64 desync_burst_start(const struct desync_group *g)
+static inline u64 dsched_burst_start(const struct dsched_group *g)
 {
 	return g->release_ns - g->hold_ns;
 }
 
 /* The steps of offset_max the window of group @g grew by. */
-static inline u32 desync_widen_steps(const struct desync_group *g)
+static inline u32 dsched_widen_steps(const struct dsched_group *g)
 {
-	return (g->flags & DESYNC_G_WIDEN_MASK) >> DESYNC_G_WIDEN_SHIFT;
+	return (g->flags & DSCHED_G_WIDEN_MASK) >> DSCHED_G_WIDEN_SHIFT;
 }
 
 /* The worst sign of congestion group @g's senders gave since its burst began. */
-static inline u32 desync_group_sign(const struct desync_group *g)
+static inline u32 dsched_group_sign(const struct dsched_group *g)
 {
-	return (g->flags & DESYNC_G_SIGN_MASK) >> DESYNC_G_SIGN_SHIFT;
+	return (g->flags & DSCHED_G_SIGN_MASK) >> DSCHED_G_SIGN_SHIFT;
 }
 
-/* desync_sender_idle() of a sender whose silence no burst can end. */
-#define DESYNC_SENDER_NO_START	(~0ULL >> 1)
+/* dsched_sender_idle() of a sender whose silence no burst can end. */
+#define DSCHED_SENDER_NO_START	(~0ULL >> 1)
 
 /*
  * The shortest silence that can end a burst of a TCP sender with a
@@ -230,11 +230,11 @@ static inline u32 desync_group_sign(const struct desync_group *g)
  * would add up to offset_max to every timeout, and the hosts that timed
  * out together would each wait their own offset before recovering.
  */
-static inline u64 desync_sender_idle(u64 srtt_ns, bool in_flight,
+static inline u64 dsched_sender_idle(u64 srtt_ns, bool in_flight,
 				     bool recovering)
 {
 	if (recovering)
-		return DESYNC_SENDER_NO_START;
+		return DSCHED_SENDER_NO_START;
 	return in_flight ? 2 * srtt_ns : 0;
 }
 #endif /* _DSCHED_H */

@@ -14,8 +14,8 @@
 #include "dsched.h"
 
 /* 64-bit division, which a 32-bit kernel spells div64_u64(). */
-#ifndef desync_div_u64
-#define desync_div_u64(a, b)	((a) / (b))
+#ifndef dsched_div_u64
+#define dsched_div_u64(a, b)	((a) / (b))
 #endif
 
 /*
@@ -23,14 +23,14 @@
  * define these before including this file.  By default they cost nothing.
  * A burst starts in group idx with a hold of offset_ns drawn in slot (0
  * without slots); the group still holds the sign of its previous burst
- * (desync_group_sign()) and already the steps of its window then.  A hold
+ * (dsched_group_sign()) and already the steps of its window then.  A hold
  * ends after held_ns, early when hold_limit ended it.
  */
-#ifndef desync_event_burst
-#define desync_event_burst(s, idx, offset_ns, slot)	do { } while (0)
+#ifndef dsched_event_burst
+#define dsched_event_burst(s, idx, offset_ns, slot)	do { } while (0)
 #endif
-#ifndef desync_event_release
-#define desync_event_release(s, idx, held_ns, early)	do { } while (0)
+#ifndef dsched_event_release
+#define dsched_event_release(s, idx, held_ns, early)	do { } while (0)
 #endif
 
 /*
@@ -40,9 +40,9 @@
  * byte the groups send, after an initial BURST; it holds at most a
  * 1 << LIMIT_SHIFT part of 'limit'.
  */
-#define DESYNC_BYPASS_SHARE	3
-#define DESYNC_BYPASS_BURST	(64 * 1024)
-#define DESYNC_BYPASS_LIMIT_SHIFT 2
+#define DSCHED_BYPASS_SHARE	3
+#define DSCHED_BYPASS_BURST	(64 * 1024)
+#define DSCHED_BYPASS_LIMIT_SHIFT 2
 
 /*
  * Timer precision.  EDT departures get sch_fq's 10 us.  Holds are random
@@ -52,13 +52,13 @@
  * offset_max) gets 1/16 of its own length: no hold ends more than that
  * share of itself late.
  */
-#define DESYNC_TIMER_SLACK_NS	10000U
-#define DESYNC_HOLD_SLACK_SHIFT	4
+#define DSCHED_TIMER_SLACK_NS	10000U
+#define DSCHED_HOLD_SLACK_SHIFT	4
 /* Holds one timer arming looks at before it takes the precise bound. */
-#define DESYNC_TIMER_WALK	32
+#define DSCHED_TIMER_WALK	32
 
 /* splitmix64: tiny, seedable, and good enough to spread hosts apart. */
-static inline u64 desync_rand_next(u64 *state)
+static inline u64 dsched_rand_next(u64 *state)
 {
 	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
 
@@ -68,12 +68,12 @@ static inline u64 desync_rand_next(u64 *state)
 }
 
 /* Uniform in [0, range) for range <= 2^32, by multiply and shift. */
-static inline u32 desync_rand_below(u64 *state, u64 range)
+static inline u32 dsched_rand_below(u64 *state, u64 range)
 {
-	return (u32)(((desync_rand_next(state) >> 32) * range) >> 32);
+	return (u32)(((dsched_rand_next(state) >> 32) * range) >> 32);
 }
 
-static inline void desync_seed(struct desync_sched *s, u64 seed)
+static inline void dsched_seed(struct dsched *s, u64 seed)
 {
 	s->rng = seed;
 }
@@ -86,47 +86,47 @@ static inline void desync_seed(struct desync_sched *s, u64 seed)
  * by rank.  *@slot is the group's slot (p.slot, one a slot map gives it,
  * or DESYNC_SLOT_RANDOM); it is set to the slot the offset fell in.
  */
-static inline u64 desync_draw_offset_in(struct desync_sched *s, u32 window,
+static inline u64 dsched_draw_offset_in(struct dsched *s, u32 window,
 					u32 *slot)
 {
-	const struct desync_params *p = &s->p;
+	const struct dsched_params *p = &s->p;
 	u32 width;
 
 	if (!window || p->slots <= 1) {
 		*slot = 0;
-		return window ? desync_rand_below(&s->rng, (u64)window + 1) : 0;
+		return window ? dsched_rand_below(&s->rng, (u64)window + 1) : 0;
 	}
 
 	width = window / p->slots;
 	if (*slot == DESYNC_SLOT_RANDOM)
-		*slot = desync_rand_below(&s->rng, p->slots);
-	return (u64)*slot * width + desync_rand_below(&s->rng, width);
+		*slot = dsched_rand_below(&s->rng, p->slots);
+	return (u64)*slot * width + dsched_rand_below(&s->rng, width);
 }
 
-static inline u64 desync_draw_offset(struct desync_sched *s)
+static inline u64 dsched_draw_offset(struct dsched *s)
 {
 	u32 slot = s->p.slot;
 
-	return desync_draw_offset_in(s, s->p.offset_max_ns, &slot);
+	return dsched_draw_offset_in(s, s->p.offset_max_ns, &slot);
 }
 
-static inline void desync_raise_sign(struct desync_group *g, u32 sign)
+static inline void dsched_raise_sign(struct dsched_group *g, u32 sign)
 {
-	if (sign > desync_group_sign(g)) {
-		g->flags &= ~DESYNC_G_SIGN_MASK;
-		g->flags |= sign << DESYNC_G_SIGN_SHIFT;
+	if (sign > dsched_group_sign(g)) {
+		g->flags &= ~DSCHED_G_SIGN_MASK;
+		g->flags |= sign << DSCHED_G_SIGN_SHIFT;
 	}
 }
 
 /*
  * The widest window of group @g: offset_max, plus one offset_max for
- * every step its timeouts added (desync_follow_timeouts()), never above
+ * every step its timeouts added (dsched_follow_timeouts()), never above
  * the largest offset_max.
  */
-static inline u32 desync_window_cap(const struct desync_sched *s,
-				    const struct desync_group *g)
+static inline u32 dsched_window_cap(const struct dsched *s,
+				    const struct dsched_group *g)
 {
-	u64 cap = (u64)s->p.offset_max_ns * (1 + desync_widen_steps(g));
+	u64 cap = (u64)s->p.offset_max_ns * (1 + dsched_widen_steps(g));
 
 	return cap < DESYNC_OFFSET_MAX_NS ? (u32)cap : DESYNC_OFFSET_MAX_NS;
 }
@@ -142,7 +142,7 @@ static inline u32 desync_window_cap(const struct desync_sched *s,
  * do not, and need no coordination; but no host knows the drain time.
  * A host does see its own senders time out.  So a group whose sender
  * took a retransmit timeout since its last burst (one that lost more
- * than a faulty link's stray segment, desync_note_loss()) widens its
+ * than a faulty link's stray segment, dsched_note_loss()) widens its
  * window by one offset_max, up to widen steps; fast recovery alone does
  * not count, as DCTCP meets it where a window of a few milliseconds is
  * already enough.
@@ -160,24 +160,24 @@ static inline u32 desync_window_cap(const struct desync_sched *s,
  * The draws of groups that never widened are not touched.  Returns
  * whether @g's window just widened.
  */
-static inline bool desync_follow_timeouts(struct desync_sched *s,
-					  struct desync_group *g)
+static inline bool dsched_follow_timeouts(struct dsched *s,
+					  struct dsched_group *g)
 {
-	u32 step = desync_widen_steps(g);
-	u32 sign = desync_group_sign(g);
+	u32 step = dsched_widen_steps(g);
+	u32 sign = dsched_group_sign(g);
 	bool wider = false;
 
-	if (sign == DESYNC_SIGN_TIMEOUT) {
+	if (sign == DSCHED_SIGN_TIMEOUT) {
 		wider = step < s->p.widen;
 		if (wider)
 			step++;
-	} else if (step && !desync_rand_below(&s->rng, DESYNC_NARROW_ODDS)) {
+	} else if (step && !dsched_rand_below(&s->rng, DESYNC_NARROW_ODDS)) {
 		step--;
 	}
 	if (step > s->p.widen)
 		step = s->p.widen;
-	g->flags &= ~DESYNC_G_WIDEN_MASK;
-	g->flags |= step << DESYNC_G_WIDEN_SHIFT;
+	g->flags &= ~DSCHED_G_WIDEN_MASK;
+	g->flags |= step << DSCHED_G_WIDEN_SHIFT;
 	return wider;
 }
 
@@ -198,19 +198,19 @@ static inline bool desync_follow_timeouts(struct desync_sched *s,
  * history uses that share of the cap.  With spread 0 the window is
  * offset_max, fixed.
  */
-static inline u32 desync_window(const struct desync_sched *s,
-				const struct desync_group *g)
+static inline u32 dsched_window(const struct dsched *s,
+				const struct dsched_group *g)
 {
-	const struct desync_params *p = &s->p;
-	u32 cap = desync_window_cap(s, g);
+	const struct dsched_params *p = &s->p;
+	u32 cap = dsched_window_cap(s, g);
 	u64 dur, w, start;
 
 	if (!p->spread)
 		return cap;
-	start = desync_burst_start(g);
-	if (!(g->flags & DESYNC_G_SEEN))
+	start = dsched_burst_start(g);
+	if (!(g->flags & DSCHED_G_SEEN))
 		dur = p->offset_max_ns;
-	else if (desync_time_before(start, g->last_active_ns))
+	else if (dsched_time_before(start, g->last_active_ns))
 		dur = g->last_active_ns - start;
 	else
 		dur = 0;
@@ -224,9 +224,9 @@ static inline u32 desync_window(const struct desync_sched *s,
  * Step marking as DCTCP expects, on the wait since the packet became
  * eligible: the intentional hold and any EDT wait are not queueing.  A
  * packet already CE-marked at enqueue for its backlog (@marked, see
- * desync_backlog_mark()) is not marked again: each packet counts once.
+ * dsched_backlog_mark()) is not marked again: each packet counts once.
  */
-static inline bool desync_should_mark(const struct desync_sched *s, u64 now,
+static inline bool dsched_should_mark(const struct dsched *s, u64 now,
 				      u64 ready_ns, bool marked)
 {
 	u64 thresh = s->p.ce_threshold_ns;
@@ -246,7 +246,7 @@ static inline bool desync_should_mark(const struct desync_sched *s, u64 now,
  * a window queued unheld is marked the same.  Call it before the packet
  * is counted in its group.
  */
-static inline bool desync_backlog_mark(const struct desync_sched *s, u32 idx)
+static inline bool dsched_backlog_mark(const struct dsched *s, u32 idx)
 {
 	u32 thresh = s->p.ce_backlog;
 
@@ -257,9 +257,9 @@ static inline bool desync_backlog_mark(const struct desync_sched *s, u32 idx)
  * When a packet enqueued at enq_ns into ACTIVE group g could first have
  * left: the hold ended at release_ns, when the group actually went.
  */
-static inline u64 desync_ready_time(const struct desync_group *g, u64 enq_ns)
+static inline u64 dsched_ready_time(const struct dsched_group *g, u64 enq_ns)
 {
-	return desync_time_max(enq_ns, g->release_ns);
+	return dsched_time_max(enq_ns, g->release_ns);
 }
 
 /* ---- classification ---- */
@@ -270,8 +270,8 @@ static inline u64 desync_ready_time(const struct desync_group *g, u64 enq_ns)
  * mixed; their high bits pick the bucket (as the kernel's
  * reciprocal_scale() does), which also works for a table of one.
  */
-static inline u32 desync_classify(const struct desync_sched *s,
-				  const struct desync_pkt *pk)
+static inline u32 dsched_classify(const struct dsched *s,
+				  const struct dsched_pkt *pk)
 {
 	u32 key;
 
@@ -292,12 +292,12 @@ static inline u32 desync_classify(const struct desync_sched *s,
 }
 
 /* A FIN or RST without payload whose group has nothing queued. */
-static inline bool desync_lone_close(const struct desync_sched *s,
-				     const struct desync_pkt *pk)
+static inline bool dsched_lone_close(const struct dsched *s,
+				     const struct dsched_pkt *pk)
 {
 	return pk->payload == 0 &&
-	       (pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST)) &&
-	       !s->groups[desync_classify(s, pk)].segs;
+	       (pk->tcp_flags & (DSCHED_TCP_FIN | DSCHED_TCP_RST)) &&
+	       !s->groups[dsched_classify(s, pk)].segs;
 }
 
 /*
@@ -310,20 +310,20 @@ static inline bool desync_lone_close(const struct desync_sched *s,
  * may follow such data (pk->later) does not go ahead: it leaves in stamp
  * order.
  */
-static inline bool desync_bypass(const struct desync_sched *s,
-				 const struct desync_pkt *pk)
+static inline bool dsched_bypass(const struct dsched *s,
+				 const struct dsched_pkt *pk)
 {
-	const struct desync_params *p = &s->p;
+	const struct dsched_params *p = &s->p;
 
-	if ((pk->prio & DESYNC_PRIO_MASK) == DESYNC_PRIO_CONTROL)
+	if ((pk->prio & DSCHED_PRIO_MASK) == DSCHED_PRIO_CONTROL)
 		return true;
 	if (pk->prio <= DESYNC_BYPASS_PRIO_MAX && (p->bypass_prio >> pk->prio) & 1)
 		return true;
 	if (pk->payload != 0)
 		return false;
-	if (!(pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST)))
+	if (!(pk->tcp_flags & (DSCHED_TCP_FIN | DSCHED_TCP_RST)))
 		return true;
-	return !pk->later && desync_lone_close(s, pk);
+	return !pk->later && dsched_lone_close(s, pk);
 }
 
 /*
@@ -332,10 +332,10 @@ static inline bool desync_bypass(const struct desync_sched *s,
  * whose group holds nothing: its connection's data, if any, waits outside
  * the group, and so does it, in stamp order and without starting a burst.
  */
-static inline bool desync_waits_for_stamp(const struct desync_sched *s,
-					  const struct desync_pkt *pk)
+static inline bool dsched_waits_for_stamp(const struct dsched *s,
+					  const struct dsched_pkt *pk)
 {
-	return pk->later && desync_lone_close(s, pk);
+	return pk->later && dsched_lone_close(s, pk);
 }
 
 /*
@@ -343,7 +343,7 @@ static inline bool desync_waits_for_stamp(const struct desync_sched *s,
  * The limits count segments, so a GSO packet may be larger than a small
  * limit: a packet always enters an empty queue, or it could never leave.
  */
-static inline bool desync_limit_fits(u32 queued, u32 segs, u32 limit)
+static inline bool dsched_limit_fits(u32 queued, u32 segs, u32 limit)
 {
 	return !queued || (u64)queued + segs <= limit;
 }
@@ -357,40 +357,40 @@ static inline bool desync_limit_fits(u32 queued, u32 segs, u32 limit)
  * skbs could fill it, for seconds when stamped, and every other flow
  * would be dropped meanwhile.
  */
-static inline bool desync_share_fits(u32 queued, u32 segs, u32 limit)
+static inline bool dsched_share_fits(u32 queued, u32 segs, u32 limit)
 {
-	return desync_limit_fits(queued, segs,
-				 limit >> DESYNC_BYPASS_LIMIT_SHIFT);
+	return dsched_limit_fits(queued, segs,
+				 limit >> DSCHED_BYPASS_LIMIT_SHIFT);
 }
 
 /* Whether the bypass FIFO, when it has a packet, goes before the groups. */
-static inline bool desync_bypass_ahead(const struct desync_sched *s)
+static inline bool dsched_bypass_ahead(const struct dsched *s)
 {
 	return s->bypass_credit > 0;
 }
 
 /* The bypass FIFO sent @len bytes ahead of the groups. */
-static inline void desync_bypass_spent(struct desync_sched *s, u32 len)
+static inline void dsched_bypass_spent(struct dsched *s, u32 len)
 {
 	s->bypass_credit -= len;
 }
 
 /* The groups sent @len bytes: the bypass FIFO earns its share of them. */
-static inline void desync_bypass_earn(struct desync_sched *s, u32 len)
+static inline void dsched_bypass_earn(struct dsched *s, u32 len)
 {
-	s64 c = s->bypass_credit + (s64)DESYNC_BYPASS_SHARE * len;
+	s64 c = s->bypass_credit + (s64)DSCHED_BYPASS_SHARE * len;
 
-	s->bypass_credit = c < DESYNC_BYPASS_BURST ? c : DESYNC_BYPASS_BURST;
+	s->bypass_credit = c < DSCHED_BYPASS_BURST ? c : DSCHED_BYPASS_BURST;
 }
 
 /* ---- timer heap: HELD groups, earliest release_ns on top ---- */
 
-static inline u64 desync_heap_key(const struct desync_sched *s, u32 pos)
+static inline u64 dsched_heap_key(const struct dsched *s, u32 pos)
 {
 	return s->groups[s->heap[pos]].release_ns;
 }
 
-static inline void desync_heap_set(struct desync_sched *s, u32 pos, u32 idx)
+static inline void dsched_heap_set(struct dsched *s, u32 pos, u32 idx)
 {
 	s->heap[pos] = idx;
 	s->groups[idx].heap_pos = pos;
@@ -401,7 +401,7 @@ static inline void desync_heap_set(struct desync_sched *s, u32 pos, u32 idx)
  * as a hole: the moving key stays in a register and each level costs one
  * write, which matters because every burst start pays for each level.
  */
-static inline void desync_heap_sift_up(struct desync_sched *s, u32 pos,
+static inline void dsched_heap_sift_up(struct dsched *s, u32 pos,
 				       u32 idx)
 {
 	u64 wake = s->groups[idx].release_ns;
@@ -409,15 +409,15 @@ static inline void desync_heap_sift_up(struct desync_sched *s, u32 pos,
 	while (pos) {
 		u32 parent = (pos - 1) / 2;
 
-		if (!desync_time_before(wake, desync_heap_key(s, parent)))
+		if (!dsched_time_before(wake, dsched_heap_key(s, parent)))
 			break;
-		desync_heap_set(s, pos, s->heap[parent]);
+		dsched_heap_set(s, pos, s->heap[parent]);
 		pos = parent;
 	}
-	desync_heap_set(s, pos, idx);
+	dsched_heap_set(s, pos, idx);
 }
 
-static inline void desync_heap_sift_down(struct desync_sched *s, u32 pos,
+static inline void dsched_heap_sift_down(struct dsched *s, u32 pos,
 					 u32 idx)
 {
 	u64 wake = s->groups[idx].release_ns;
@@ -428,85 +428,85 @@ static inline void desync_heap_sift_down(struct desync_sched *s, u32 pos,
 		if (child >= s->heap_len)
 			break;
 		if (child + 1 < s->heap_len &&
-		    desync_time_before(desync_heap_key(s, child + 1),
-				       desync_heap_key(s, child)))
+		    dsched_time_before(dsched_heap_key(s, child + 1),
+				       dsched_heap_key(s, child)))
 			child++;
-		if (!desync_time_before(desync_heap_key(s, child), wake))
+		if (!dsched_time_before(dsched_heap_key(s, child), wake))
 			break;
-		desync_heap_set(s, pos, s->heap[child]);
+		dsched_heap_set(s, pos, s->heap[child]);
 		pos = child;
 	}
-	desync_heap_set(s, pos, idx);
+	dsched_heap_set(s, pos, idx);
 }
 
-static inline void desync_heap_push(struct desync_sched *s, u32 idx)
+static inline void dsched_heap_push(struct dsched *s, u32 idx)
 {
-	desync_heap_sift_up(s, s->heap_len++, idx);
+	dsched_heap_sift_up(s, s->heap_len++, idx);
 }
 
-static inline void desync_heap_remove(struct desync_sched *s, u32 idx)
+static inline void dsched_heap_remove(struct dsched *s, u32 idx)
 {
 	u32 pos = s->groups[idx].heap_pos;
 	u32 last = --s->heap_len;
 	u32 moved;
 
-	s->groups[idx].heap_pos = DESYNC_NONE;
+	s->groups[idx].heap_pos = DSCHED_NONE;
 	if (pos == last)
 		return;
 	/* The last group fills the slot, then goes where its key belongs. */
 	moved = s->heap[last];
-	if (pos && desync_time_before(s->groups[moved].release_ns,
-				      desync_heap_key(s, (pos - 1) / 2)))
-		desync_heap_sift_up(s, pos, moved);
+	if (pos && dsched_time_before(s->groups[moved].release_ns,
+				      dsched_heap_key(s, (pos - 1) / 2)))
+		dsched_heap_sift_up(s, pos, moved);
 	else
-		desync_heap_sift_down(s, pos, moved);
+		dsched_heap_sift_down(s, pos, moved);
 }
 
 /* ---- round-robin list of ACTIVE groups ---- */
 
-static inline void desync_rr_append(struct desync_sched *s, u32 idx)
+static inline void dsched_rr_append(struct dsched *s, u32 idx)
 {
-	struct desync_group *g = &s->groups[idx];
+	struct dsched_group *g = &s->groups[idx];
 
-	g->next = DESYNC_NONE;
+	g->next = DSCHED_NONE;
 	g->prev = s->rr_tail;
-	if (s->rr_tail == DESYNC_NONE)
+	if (s->rr_tail == DSCHED_NONE)
 		s->rr_head = idx;
 	else
 		s->groups[s->rr_tail].next = idx;
 	s->rr_tail = idx;
 }
 
-static inline void desync_rr_remove(struct desync_sched *s, u32 idx)
+static inline void dsched_rr_remove(struct dsched *s, u32 idx)
 {
-	struct desync_group *g = &s->groups[idx];
+	struct dsched_group *g = &s->groups[idx];
 
-	if (g->prev == DESYNC_NONE)
+	if (g->prev == DSCHED_NONE)
 		s->rr_head = g->next;
 	else
 		s->groups[g->prev].next = g->next;
-	if (g->next == DESYNC_NONE)
+	if (g->next == DSCHED_NONE)
 		s->rr_tail = g->prev;
 	else
 		s->groups[g->next].prev = g->prev;
-	g->prev = DESYNC_NONE;
-	g->next = DESYNC_NONE;
+	g->prev = DSCHED_NONE;
+	g->next = DSCHED_NONE;
 }
 
 /* ---- state transitions ---- */
 
-static inline void desync_activate(struct desync_sched *s, u32 idx, u64 at)
+static inline void dsched_activate(struct dsched *s, u32 idx, u64 at)
 {
-	struct desync_group *g = &s->groups[idx];
+	struct dsched_group *g = &s->groups[idx];
 
-	g->state = DESYNC_ACTIVE;
+	g->state = DSCHED_ACTIVE;
 	g->release_ns = at;
 	g->credit = s->p.quantum;
 	s->groups_active++;
-	desync_rr_append(s, idx);
+	dsched_rr_append(s, idx);
 }
 
-static inline u64 desync_hold_start(const struct desync_group *g)
+static inline u64 dsched_hold_start(const struct dsched_group *g)
 {
 	return g->release_ns - g->hold_ns;
 }
@@ -515,39 +515,39 @@ static inline u64 desync_hold_start(const struct desync_group *g)
  * End the hold of HELD group @idx at @at: from then on the burst is
  * under way (release_ns), whatever state the caller moves the group to.
  */
-static inline void desync_end_hold(struct desync_sched *s, u32 idx, u64 at,
+static inline void dsched_end_hold(struct dsched *s, u32 idx, u64 at,
 				   bool early)
 {
-	struct desync_group *g = &s->groups[idx];
+	struct dsched_group *g = &s->groups[idx];
 	u64 hold;
 
-	desync_heap_remove(s, idx);
+	dsched_heap_remove(s, idx);
 	s->groups_held--;
 	s->held_segs -= g->segs;
-	hold = at - desync_hold_start(g);
+	hold = at - dsched_hold_start(g);
 	s->st.hold_time_ns += hold;
 	/* Only a qdisc not dequeued for seconds holds over 4.29s. */
 	g->hold_ns = hold > (u32)~0U ? (u32)~0U : (u32)hold;
 	g->release_ns = at;
 	/* A hold a change cut short ended early, whenever it ended. */
-	if (g->flags & DESYNC_G_CUT) {
-		g->flags &= ~DESYNC_G_CUT;
+	if (g->flags & DSCHED_G_CUT) {
+		g->flags &= ~DSCHED_G_CUT;
 		early = true;
 	}
 	if (early)
 		s->st.early_release++;
-	desync_event_release(s, idx, g->hold_ns, early);
+	dsched_event_release(s, idx, g->hold_ns, early);
 }
 
 /*
  * HELD -> ACTIVE at @at, when the group really goes: the hold, and the
  * wait its packets are not marked for, lasts until then.
  */
-static inline void desync_release(struct desync_sched *s, u32 idx, u64 at,
+static inline void dsched_release(struct dsched *s, u32 idx, u64 at,
 				  bool early)
 {
-	desync_end_hold(s, idx, at, early);
-	desync_activate(s, idx, at);
+	dsched_end_hold(s, idx, at, early);
+	dsched_activate(s, idx, at);
 }
 
 /*
@@ -556,17 +556,17 @@ static inline void desync_release(struct desync_sched *s, u32 idx, u64 at,
  * and make the active groups drop.  Beyond held_max segments in all holds,
  * the holds due first end early.
  */
-static inline void desync_bound_held(struct desync_sched *s, u64 now)
+static inline void dsched_bound_held(struct dsched *s, u64 now)
 {
 	while (s->p.held_max && s->held_segs > s->p.held_max && s->heap_len)
-		desync_release(s, s->heap[0], now, true);
+		dsched_release(s, s->heap[0], now, true);
 }
 
 /*
  * Whether offsets in @window fall in slots: with one, or below one ns
  * per slot (every slot would start at 0), the window is one range.
  */
-static inline bool desync_window_slotted(const struct desync_sched *s,
+static inline bool dsched_window_slotted(const struct dsched *s,
 					 u32 window)
 {
 	return s->p.slots > 1 && window >= s->p.slots;
@@ -578,29 +578,29 @@ static inline bool desync_window_slotted(const struct desync_sched *s,
  * run of shares and the position inside it: rounding then never moves a
  * kept offset into the slot next to the one it was drawn in.
  */
-static inline u16 desync_offset_share(const struct desync_sched *s,
+static inline u16 dsched_offset_share(const struct dsched *s,
 				      u32 window, u64 offset, u32 slot)
 {
 	u32 per, width;
 
-	if (!desync_window_slotted(s, window))
+	if (!dsched_window_slotted(s, window))
 		/* offset <= window, so the share stays below 1. */
-		return (u16)desync_div_u64(offset << 16, (u64)window + 1);
+		return (u16)dsched_div_u64(offset << 16, (u64)window + 1);
 	per = 65536 / s->p.slots;
 	width = window / s->p.slots;
 	/* The draw put offset in [slot * width, (slot + 1) * width). */
 	return (u16)(slot * per +
-		     desync_div_u64((offset - (u64)slot * width) * per, width));
+		     dsched_div_u64((offset - (u64)slot * width) * per, width));
 }
 
 /* The offset a kept @share stands for in @window, and its *@slot. */
-static inline u64 desync_share_offset(const struct desync_sched *s,
+static inline u64 dsched_share_offset(const struct dsched *s,
 				      u32 window, u16 share, u32 *slot)
 {
 	u32 per, width;
 
 	*slot = 0;
-	if (!desync_window_slotted(s, window))
+	if (!dsched_window_slotted(s, window))
 		return ((u64)window * share) >> 16;
 	per = 65536 / s->p.slots;
 	width = window / s->p.slots;
@@ -611,7 +611,7 @@ static inline u64 desync_share_offset(const struct desync_sched *s,
 		return (u64)s->p.slots * width - 1;
 	}
 	return (u64)*slot * width +
-	       desync_div_u64((u64)(share % per) * width, per);
+	       dsched_div_u64((u64)(share % per) * width, per);
 }
 
 /*
@@ -630,10 +630,10 @@ static inline u64 desync_share_offset(const struct desync_sched *s,
  * the bottleneck drains in each offset_max, which is what a window as
  * long as the drain needs.
  */
-static inline u32 desync_opened_from(const struct desync_sched *s,
-				     const struct desync_group *g, u32 window)
+static inline u32 dsched_opened_from(const struct dsched *s,
+				     const struct dsched_group *g, u32 window)
 {
-	u64 before = (u64)s->p.offset_max_ns * desync_widen_steps(g);
+	u64 before = (u64)s->p.offset_max_ns * dsched_widen_steps(g);
 
 	return before < window ? (u32)before : 0;
 }
@@ -651,63 +651,63 @@ static inline u32 desync_opened_from(const struct desync_sched *s,
  * did not stay, and the cluster settles on starts that fit, as slotted
  * ALOHA with reservation does, without any host knowing the others.
  * A retransmit timeout that just widened the window (@wider) draws only
- * in the part the widening opened (desync_opened_from()).
+ * in the part the widening opened (dsched_opened_from()).
  */
-static inline u64 desync_sticky_offset(struct desync_sched *s,
-				       struct desync_group *g, u32 *slot,
+static inline u64 dsched_sticky_offset(struct dsched *s,
+				       struct dsched_group *g, u32 *slot,
 				       bool wider)
 {
-	u32 window = desync_window(s, g);
+	u32 window = dsched_window(s, g);
 	u32 kept_slot, opened;
 	u64 offset;
 
-	if ((g->flags & DESYNC_G_KEPT) &&
-	    desync_group_sign(g) < DESYNC_SIGN_LOSS) {
-		offset = desync_share_offset(s, window, g->frac, &kept_slot);
+	if ((g->flags & DSCHED_G_KEPT) &&
+	    dsched_group_sign(g) < DSCHED_SIGN_LOSS) {
+		offset = dsched_share_offset(s, window, g->frac, &kept_slot);
 		/*
 		 * Keys that share a group may map to different slots: a
 		 * burst asked into another slot than the kept one draws.
 		 */
 		if (*slot == DESYNC_SLOT_RANDOM || *slot == kept_slot ||
-		    !desync_window_slotted(s, window)) {
+		    !dsched_window_slotted(s, window)) {
 			*slot = kept_slot;
 			return offset;
 		}
 	}
 	/* Slots keep their own ranges: a slotted window draws in all of it. */
 	opened = wider && s->p.slots <= 1 ?
-		 desync_opened_from(s, g, window) : 0;
-	offset = opened + desync_draw_offset_in(s, window - opened, slot);
-	g->frac = desync_offset_share(s, window, offset, *slot);
-	g->flags |= DESYNC_G_KEPT;
+		 dsched_opened_from(s, g, window) : 0;
+	offset = opened + dsched_draw_offset_in(s, window - opened, slot);
+	g->frac = dsched_offset_share(s, window, offset, *slot);
+	g->flags |= DSCHED_G_KEPT;
 	return offset;
 }
 
-static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
+static inline void dsched_start_burst(struct dsched *s, u32 idx, u64 now,
 				      u32 slot)
 {
-	struct desync_group *g = &s->groups[idx];
+	struct dsched_group *g = &s->groups[idx];
 	u64 offset;
 	bool wider;
 
-	wider = desync_follow_timeouts(s, g);
-	offset = s->p.sticky ? desync_sticky_offset(s, g, &slot, wider) :
-		 desync_draw_offset_in(s, desync_window(s, g), &slot);
+	wider = dsched_follow_timeouts(s, g);
+	offset = s->p.sticky ? dsched_sticky_offset(s, g, &slot, wider) :
+		 dsched_draw_offset_in(s, dsched_window(s, g), &slot);
 
 	s->st.bursts++;
-	desync_event_burst(s, idx, offset, slot);
+	dsched_event_burst(s, idx, offset, slot);
 	/* The signs of the burst that ended are spent. */
-	g->flags &= ~DESYNC_G_SIGN_MASK;
+	g->flags &= ~DSCHED_G_SIGN_MASK;
 	if (!offset) {
 		g->hold_ns = 0;
-		desync_activate(s, idx, now);
+		dsched_activate(s, idx, now);
 		return;
 	}
-	g->state = DESYNC_HELD;
+	g->state = DSCHED_HELD;
 	g->hold_ns = (u32)offset;
 	g->release_ns = now + offset;
 	s->groups_held++;
-	desync_heap_push(s, idx);
+	dsched_heap_push(s, idx);
 }
 
 /*
@@ -725,53 +725,53 @@ static inline void desync_start_burst(struct desync_sched *s, u32 idx, u64 now,
  * A burst that starts takes its offset inside @slot (p.slot, a slot a
  * map gives the group, or DESYNC_SLOT_RANDOM).
  */
-static inline void desync_enqueue_slot(struct desync_sched *s, u32 idx,
+static inline void dsched_enqueue_slot(struct dsched *s, u32 idx,
 				       u64 now, u64 sender_idle_ns, u32 segs,
 				       u32 slot)
 {
-	struct desync_group *g = &s->groups[idx];
+	struct dsched_group *g = &s->groups[idx];
 
-	if (g->state == DESYNC_IDLE) {
+	if (g->state == DSCHED_IDLE) {
 		u64 idle = s->p.idle_ns;
 
 		if (sender_idle_ns > idle)
 			idle = sender_idle_ns;
-		if (sender_idle_ns == DESYNC_SENDER_NO_START &&
-		    !(g->flags & DESYNC_G_SEEN)) {
+		if (sender_idle_ns == DSCHED_SENDER_NO_START &&
+		    !(g->flags & DSCHED_G_SEEN)) {
 			/* A repair into a table just built: no hold. */
 			g->hold_ns = 0;
-			desync_activate(s, idx, now);
-		} else if (!(g->flags & DESYNC_G_SEEN) ||
+			dsched_activate(s, idx, now);
+		} else if (!(g->flags & DSCHED_G_SEEN) ||
 			   (s64)(now - g->last_active_ns) >= (s64)idle) {
-			desync_start_burst(s, idx, now, slot);
+			dsched_start_burst(s, idx, now, slot);
 		} else {
 			/* The same burst goes on: it began at release_ns. */
-			desync_activate(s, idx, g->release_ns);
+			dsched_activate(s, idx, g->release_ns);
 		}
 	}
-	g->flags |= DESYNC_G_SEEN;
+	g->flags |= DSCHED_G_SEEN;
 	g->last_active_ns = now;
 	g->segs += segs;
 
-	if (g->state == DESYNC_HELD) {
+	if (g->state == DSCHED_HELD) {
 		s->st.held++;
 		s->held_segs += segs;
 		/* A hold must never cost a drop: let a big burst go early. */
 		if (g->segs >= s->p.hold_limit)
-			desync_release(s, idx, now, true);
-		desync_bound_held(s, now);
+			dsched_release(s, idx, now, true);
+		dsched_bound_held(s, now);
 	}
 }
 
-static inline void desync_enqueue_sender(struct desync_sched *s, u32 idx,
+static inline void dsched_enqueue_sender(struct dsched *s, u32 idx,
 					 u64 now, u64 sender_idle_ns, u32 segs)
 {
-	desync_enqueue_slot(s, idx, now, sender_idle_ns, segs, s->p.slot);
+	dsched_enqueue_slot(s, idx, now, sender_idle_ns, segs, s->p.slot);
 }
 
-static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)
+static inline void dsched_enqueue(struct dsched *s, u32 idx, u64 now)
 {
-	desync_enqueue_sender(s, idx, now, 0, 1);
+	dsched_enqueue_sender(s, idx, now, 0, 1);
 }
 
 /*
@@ -779,7 +779,7 @@ static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)
  * is retransmitting, in fast recovery or after a retransmit timeout
  * (@timeout): with sticky, the group's next burst draws a new offset;
  * with widen, a timeout widens its window.  Call it before
- * desync_enqueue_slot(), so that a retransmission that itself starts a
+ * dsched_enqueue_slot(), so that a retransmission that itself starts a
  * burst (after a retransmit timeout) already moves it.
  *
  * Bursts that collide overfill the port: before it drops whole windows,
@@ -794,14 +794,14 @@ static inline void desync_enqueue(struct desync_sched *s, u32 idx, u64 now)
  * the first segment a timeout resends counts as a timeout only after
  * another sign in its burst, and every further one does.
  */
-static inline void desync_note_loss(struct desync_sched *s, u32 idx,
+static inline void dsched_note_loss(struct dsched *s, u32 idx,
 				    bool timeout)
 {
-	struct desync_group *g = &s->groups[idx];
+	struct dsched_group *g = &s->groups[idx];
 
-	if (timeout && desync_group_sign(g) == DESYNC_SIGN_NONE)
+	if (timeout && dsched_group_sign(g) == DSCHED_SIGN_NONE)
 		timeout = false;
-	desync_raise_sign(g, timeout ? DESYNC_SIGN_TIMEOUT : DESYNC_SIGN_LOSS);
+	dsched_raise_sign(g, timeout ? DSCHED_SIGN_TIMEOUT : DSCHED_SIGN_LOSS);
 }
 
 /*
@@ -810,14 +810,14 @@ static inline void desync_note_loss(struct desync_sched *s, u32 idx,
  * group's burst marks.  No decision takes it yet: the burst event reports
  * it (the module's tracepoint), which tells a busy path from a quiet one.
  * A CWR on the segment that starts a burst answers marks of the burst
- * before, and counts for that one: call it before desync_enqueue_slot(),
- * as desync_note_loss().
+ * before, and counts for that one: call it before dsched_enqueue_slot(),
+ * as dsched_note_loss().
  */
-static inline void desync_note_ecn(struct desync_sched *s, u32 idx,
-				   const struct desync_pkt *pk)
+static inline void dsched_note_ecn(struct dsched *s, u32 idx,
+				   const struct dsched_pkt *pk)
 {
-	if (pk->tcp_flags & DESYNC_TCP_CWR)
-		desync_raise_sign(&s->groups[idx], DESYNC_SIGN_MARKS);
+	if (pk->tcp_flags & DSCHED_TCP_CWR)
+		dsched_raise_sign(&s->groups[idx], DSCHED_SIGN_MARKS);
 }
 
 /*
@@ -825,16 +825,16 @@ static inline void desync_note_ecn(struct desync_sched *s, u32 idx,
  * the table is rebuilt: it was already queued, so holding it again would
  * punish it twice.
  */
-static inline void desync_requeue(struct desync_sched *s, u32 idx, u64 now,
+static inline void dsched_requeue(struct dsched *s, u32 idx, u64 now,
 				  u32 segs)
 {
-	struct desync_group *g = &s->groups[idx];
+	struct dsched_group *g = &s->groups[idx];
 
-	if (g->state == DESYNC_IDLE) {
+	if (g->state == DSCHED_IDLE) {
 		g->hold_ns = 0;
-		desync_activate(s, idx, now);
+		dsched_activate(s, idx, now);
 	}
-	g->flags |= DESYNC_G_SEEN;
+	g->flags |= DSCHED_G_SEEN;
 	g->last_active_ns = now;
 	g->segs += segs;
 }
@@ -844,19 +844,19 @@ static inline void desync_requeue(struct desync_sched *s, u32 idx, u64 now,
  * now, not when it was due: a timer that fires late within its slack must
  * not make the burst look like it queued (and be CE-marked) for it.
  */
-static inline void desync_wake_due(struct desync_sched *s, u64 now)
+static inline void dsched_wake_due(struct dsched *s, u64 now)
 {
 	while (s->heap_len) {
 		u32 idx = s->heap[0];
 
-		if (desync_time_before(now, s->groups[idx].release_ns))
+		if (dsched_time_before(now, s->groups[idx].release_ns))
 			break;
-		desync_release(s, idx, now, false);
+		dsched_release(s, idx, now, false);
 	}
 }
 
 /* Earliest release_ns on the heap; false when nothing is held. */
-static inline bool desync_next_wake(const struct desync_sched *s, u64 *when)
+static inline bool dsched_next_wake(const struct dsched *s, u64 *when)
 {
 	if (!s->heap_len)
 		return false;
@@ -865,24 +865,24 @@ static inline bool desync_next_wake(const struct desync_sched *s, u64 *when)
 }
 
 /* Derive the hold slack from the parameters, once when they change. */
-static inline void desync_set_hold_slack(struct desync_sched *s)
+static inline void dsched_set_hold_slack(struct dsched *s)
 {
-	u32 slack = (s->p.offset_max_ns / s->p.slots) >> DESYNC_HOLD_SLACK_SHIFT;
+	u32 slack = (s->p.offset_max_ns / s->p.slots) >> DSCHED_HOLD_SLACK_SHIFT;
 
-	s->hold_slack_ns = slack > DESYNC_TIMER_SLACK_NS ? slack :
-			   DESYNC_TIMER_SLACK_NS;
+	s->hold_slack_ns = slack > DSCHED_TIMER_SLACK_NS ? slack :
+			   DSCHED_TIMER_SLACK_NS;
 }
 
 /* How late the hold of HELD group @g may end: 1/16 of it, within bounds. */
-static inline u32 desync_hold_slack(const struct desync_sched *s,
-				    const struct desync_group *g)
+static inline u32 dsched_hold_slack(const struct dsched *s,
+				    const struct dsched_group *g)
 {
-	u32 slack = g->hold_ns >> DESYNC_HOLD_SLACK_SHIFT;
+	u32 slack = g->hold_ns >> DSCHED_HOLD_SLACK_SHIFT;
 
 	if (slack > s->hold_slack_ns)
 		slack = s->hold_slack_ns;
-	if (slack < DESYNC_TIMER_SLACK_NS)
-		slack = DESYNC_TIMER_SLACK_NS;
+	if (slack < DSCHED_TIMER_SLACK_NS)
+		slack = DSCHED_TIMER_SLACK_NS;
 	return slack;
 }
 
@@ -891,19 +891,19 @@ static inline u32 desync_hold_slack(const struct desync_sched *s,
  * @bound; 0 when there is none.  A hold due later has only later ones
  * below it, so its subtree is skipped whole.
  */
-static inline u32 desync_heap_next_before(const struct desync_sched *s,
+static inline u32 dsched_heap_next_before(const struct dsched *s,
 					  u32 pos, u64 bound)
 {
 	u32 child;
 
 	for (child = 2 * pos + 1; child <= 2 * pos + 2; child++)
 		if (child < s->heap_len &&
-		    desync_time_before(desync_heap_key(s, child), bound))
+		    dsched_time_before(dsched_heap_key(s, child), bound))
 			return child;
 	/* Climb to the first left child whose sibling is due in time. */
 	for (; pos; pos = (pos - 1) / 2) {
 		if ((pos & 1) && pos + 1 < s->heap_len &&
-		    desync_time_before(desync_heap_key(s, pos + 1), bound))
+		    dsched_time_before(dsched_heap_key(s, pos + 1), bound))
 			return pos + 1;
 	}
 	return 0;
@@ -917,53 +917,53 @@ static inline u32 desync_heap_next_before(const struct desync_sched *s,
  * a short one due just after it late by more than the short one's own.
  *
  * The timer is armed whenever a dequeue finds nothing to send, so the
- * walk is bounded: past DESYNC_TIMER_WALK holds due together, the first
+ * walk is bounded: past DSCHED_TIMER_WALK holds due together, the first
  * one's due time plus the timer's precision serves them all, since no
  * hold is due earlier or has less slack.
  */
-static inline u64 desync_holds_end(const struct desync_sched *s)
+static inline u64 dsched_holds_end(const struct dsched *s)
 {
 	u64 end = 0;
 	u32 pos = 0, seen = 0;
 
 	do {
-		const struct desync_group *g = &s->groups[s->heap[pos]];
-		u64 due = g->release_ns + desync_hold_slack(s, g);
+		const struct dsched_group *g = &s->groups[s->heap[pos]];
+		u64 due = g->release_ns + dsched_hold_slack(s, g);
 
-		if (!pos || desync_time_before(due, end))
+		if (!pos || dsched_time_before(due, end))
 			end = due;
-		pos = desync_heap_next_before(s, pos, end);
-		if (pos && ++seen == DESYNC_TIMER_WALK)
+		pos = dsched_heap_next_before(s, pos, end);
+		if (pos && ++seen == DSCHED_TIMER_WALK)
 			return s->groups[s->heap[0]].release_ns +
-			       DESYNC_TIMER_SLACK_NS;
+			       DSCHED_TIMER_SLACK_NS;
 	} while (pos);
 	return end;
 }
 
 /*
  * When the timer must fire, as [*start, *end]: after the next hold's due
- * time, before any hold is later than its slack (desync_hold_slack()),
+ * time, before any hold is later than its slack (dsched_hold_slack()),
  * and never later than an EDT departure (@edt_ns, when @have_edt)
  * allows.  False when nothing waits for time.
  */
-static inline bool desync_timer_range(const struct desync_sched *s,
+static inline bool dsched_timer_range(const struct dsched *s,
 				      bool have_edt, u64 edt_ns,
 				      u64 *start, u64 *end)
 {
-	if (desync_next_wake(s, start)) {
-		*end = desync_holds_end(s);
+	if (dsched_next_wake(s, start)) {
+		*end = dsched_holds_end(s);
 		if (!have_edt)
 			return true;
-		if (desync_time_before(edt_ns, *start))
+		if (dsched_time_before(edt_ns, *start))
 			*start = edt_ns;
-		if (desync_time_before(edt_ns + DESYNC_TIMER_SLACK_NS, *end))
-			*end = edt_ns + DESYNC_TIMER_SLACK_NS;
+		if (dsched_time_before(edt_ns + DSCHED_TIMER_SLACK_NS, *end))
+			*end = edt_ns + DSCHED_TIMER_SLACK_NS;
 		return true;
 	}
 	if (!have_edt)
 		return false;
 	*start = edt_ns;
-	*end = edt_ns + DESYNC_TIMER_SLACK_NS;
+	*end = edt_ns + DSCHED_TIMER_SLACK_NS;
 	return true;
 }
 
@@ -973,12 +973,12 @@ static inline bool desync_timer_range(const struct desync_sched *s,
  * packet far larger than a quantum (a size table can make qdisc_pkt_len()
  * anything up to 4 GiB) then costs O(groups), not one loop per quantum.
  */
-static inline void desync_rr_skip_rounds(struct desync_sched *s)
+static inline void dsched_rr_skip_rounds(struct dsched *s)
 {
 	u64 q = s->p.quantum, rounds = ~0ULL;
 	u32 i;
 
-	for (i = s->rr_head; i != DESYNC_NONE; i = s->groups[i].next) {
+	for (i = s->rr_head; i != DSCHED_NONE; i = s->groups[i].next) {
 		s64 credit = s->groups[i].credit;
 		u64 need;
 
@@ -986,98 +986,98 @@ static inline void desync_rr_skip_rounds(struct desync_sched *s)
 		if (credit > 0)
 			return;
 		/* Rounds until credit > 0: ceil((1 - credit) / q). */
-		need = desync_div_u64((u64)(1 - credit) + q - 1, q);
+		need = dsched_div_u64((u64)(1 - credit) + q - 1, q);
 		if (need < rounds)
 			rounds = need;
 	}
-	/* The loop in desync_pick() plays the last round itself. */
+	/* The loop in dsched_pick() plays the last round itself. */
 	if (--rounds == 0)
 		return;
-	for (i = s->rr_head; i != DESYNC_NONE; i = s->groups[i].next)
+	for (i = s->rr_head; i != DSCHED_NONE; i = s->groups[i].next)
 		s->groups[i].credit += (s64)(rounds * q);
 }
 
 /*
- * The ACTIVE group whose head packet goes next, or DESYNC_NONE.  Groups
+ * The ACTIVE group whose head packet goes next, or DSCHED_NONE.  Groups
  * out of credit get a quantum and go to the tail, as in DRR.
  */
-static inline u32 desync_pick(struct desync_sched *s)
+static inline u32 dsched_pick(struct dsched *s)
 {
 	u32 turns = 0;
 
 	for (;;) {
 		u32 idx = s->rr_head;
-		struct desync_group *g;
+		struct dsched_group *g;
 
-		if (idx == DESYNC_NONE)
-			return DESYNC_NONE;
+		if (idx == DSCHED_NONE)
+			return DSCHED_NONE;
 		g = &s->groups[idx];
 		if (g->credit > 0)
 			return idx;
 		if (++turns > s->groups_active) {
-			desync_rr_skip_rounds(s);
+			dsched_rr_skip_rounds(s);
 			turns = 0;
 			continue;
 		}
 		g->credit += s->p.quantum;
-		desync_rr_remove(s, idx);
-		desync_rr_append(s, idx);
+		dsched_rr_remove(s, idx);
+		dsched_rr_append(s, idx);
 	}
 }
 
 /* Leave whatever state a group that just became empty at @now was in. */
-static inline void desync_group_emptied(struct desync_sched *s, u32 idx,
+static inline void dsched_group_emptied(struct dsched *s, u32 idx,
 					u64 now)
 {
-	struct desync_group *g = &s->groups[idx];
+	struct dsched_group *g = &s->groups[idx];
 
 	switch (g->state) {
-	case DESYNC_ACTIVE:
-		desync_rr_remove(s, idx);
+	case DSCHED_ACTIVE:
+		dsched_rr_remove(s, idx);
 		s->groups_active--;
 		break;
-	case DESYNC_HELD:
+	case DSCHED_HELD:
 		/*
 		 * Every packet of the hold was dropped (a change that
 		 * lowered the limit).  The hold ends here, early: a packet
 		 * that follows within idle continues the burst, and must
 		 * find it under way, not due in the future.
 		 */
-		desync_end_hold(s, idx, now,
-				desync_time_before(now, g->release_ns));
+		dsched_end_hold(s, idx, now,
+				dsched_time_before(now, g->release_ns));
 		break;
 	}
-	g->state = DESYNC_IDLE;
+	g->state = DSCHED_IDLE;
 	/* The burst was still going until now: silence starts here. */
-	g->last_active_ns = desync_time_max(g->last_active_ns, now);
+	g->last_active_ns = dsched_time_max(g->last_active_ns, now);
 }
 
 /* Account a packet of @len bytes the caller sent from ACTIVE group @idx. */
-static inline void desync_dequeue(struct desync_sched *s, u32 idx, u32 len,
+static inline void dsched_dequeue(struct dsched *s, u32 idx, u32 len,
 				  u32 segs, u64 now)
 {
-	struct desync_group *g = &s->groups[idx];
+	struct dsched_group *g = &s->groups[idx];
 
 	g->credit -= len;
 	g->segs -= segs;
 	if (!g->segs)
-		desync_group_emptied(s, idx, now);
+		dsched_group_emptied(s, idx, now);
 }
 
 /*
  * Account a packet the caller took from group @idx in any state without
  * sending it: dropped, or set aside to wait for its departure time.
  */
-static inline void desync_remove(struct desync_sched *s, u32 idx, u32 segs,
+static inline void dsched_remove(struct dsched *s, u32 idx, u32 segs,
 				 u64 now)
 {
-	struct desync_group *g = &s->groups[idx];
+	struct dsched_group *g = &s->groups[idx];
 
-	if (g->state == DESYNC_HELD)
+	if (g->state == DSCHED_HELD)
 		s->held_segs -= segs;
 	g->segs -= segs;
 	if (!g->segs)
-		desync_group_emptied(s, idx, now);
+		dsched_group_emptied(s, idx, now);
 }
 
 /*
@@ -1087,65 +1087,65 @@ static inline void desync_remove(struct desync_sched *s, u32 idx, u32 segs,
  * and widened windows are forgotten: the next bursts draw in the new
  * window and slots.  O(ngroups), for the configuration path only.
  */
-static inline void desync_apply_params(struct desync_sched *s, u64 now)
+static inline void dsched_apply_params(struct dsched *s, u64 now)
 {
 	u32 i;
 
 	for (i = 0; i < s->ngroups; i++) {
-		struct desync_group *g = &s->groups[i];
+		struct dsched_group *g = &s->groups[i];
 
-		g->flags &= ~(DESYNC_G_KEPT | DESYNC_G_SIGN_MASK |
-			      DESYNC_G_WIDEN_MASK);
-		if (g->state != DESYNC_HELD)
+		g->flags &= ~(DSCHED_G_KEPT | DSCHED_G_SIGN_MASK |
+			      DSCHED_G_WIDEN_MASK);
+		if (g->state != DSCHED_HELD)
 			continue;
 		if (g->segs >= s->p.hold_limit) {
-			desync_release(s, i, now, true);
+			dsched_release(s, i, now, true);
 			continue;
 		}
 		if (g->hold_ns > s->p.offset_max_ns) {
 			g->release_ns -= g->hold_ns - s->p.offset_max_ns;
 			g->hold_ns = s->p.offset_max_ns;
-			g->flags |= DESYNC_G_CUT;
-			desync_heap_sift_up(s, g->heap_pos, i);
+			g->flags |= DSCHED_G_CUT;
+			dsched_heap_sift_up(s, g->heap_pos, i);
 		}
 	}
-	desync_bound_held(s, now);
+	dsched_bound_held(s, now);
 }
 
 /* Forget all queued state; the caller has freed the packets. */
-static inline void desync_reset(struct desync_sched *s)
+static inline void dsched_reset(struct dsched *s)
 {
 	u32 i;
 
 	for (i = 0; i < s->ngroups; i++) {
-		struct desync_group *g = &s->groups[i];
+		struct dsched_group *g = &s->groups[i];
 
 		g->head = NULL;
 		g->tail = NULL;
 		g->segs = 0;
-		g->state = DESYNC_IDLE;
+		g->state = DSCHED_IDLE;
 		g->flags = 0;
-		g->prev = DESYNC_NONE;
-		g->next = DESYNC_NONE;
-		g->heap_pos = DESYNC_NONE;
+		g->prev = DSCHED_NONE;
+		g->next = DSCHED_NONE;
+		g->heap_pos = DSCHED_NONE;
 	}
 	s->heap_len = 0;
-	s->rr_head = DESYNC_NONE;
-	s->rr_tail = DESYNC_NONE;
+	s->rr_head = DSCHED_NONE;
+	s->rr_tail = DSCHED_NONE;
 	s->groups_active = 0;
 	s->groups_held = 0;
 	s->held_segs = 0;
-	s->bypass_credit = DESYNC_BYPASS_BURST;
+	s->bypass_credit = DSCHED_BYPASS_BURST;
 }
 
 /* Give the core its tables; both hold @n entries, n >= 1. */
-static inline void desync_attach(struct desync_sched *s,
-				 struct desync_group *groups, u32 *heap, u32 n)
+static inline void dsched_attach(struct dsched *s,
+				 struct dsched_group *groups, u32 *heap, u32 n)
 {
 	s->groups = groups;
 	s->heap = heap;
 	s->ngroups = n;
-	desync_reset(s);
+	dsched_reset(s);
 }
 
 #endif /* _DSCHED_IMPL_H */

@@ -89,22 +89,22 @@
 #include "dsched.h"
 
 /* The core's events become tracepoints; a disabled one costs a static key. */
-static void desync_note_burst(const struct desync_sched *s, u32 idx,
+static void desync_note_burst(const struct dsched *s, u32 idx,
 			      u64 offset_ns, u32 slot);
-static void desync_note_release(const struct desync_sched *s, u32 idx,
+static void desync_note_release(const struct dsched *s, u32 idx,
 				u64 held_ns, bool early);
-#define desync_event_burst(s, idx, offset_ns, slot)			\
+#define dsched_event_burst(s, idx, offset_ns, slot)			\
 	do {								\
 		if (trace_desync_burst_enabled())			\
 			desync_note_burst(s, idx, offset_ns, slot);	\
 	} while (0)
-#define desync_event_release(s, idx, held_ns, early)			\
+#define dsched_event_release(s, idx, held_ns, early)			\
 	do {								\
 		if (trace_desync_release_enabled())			\
 			desync_note_release(s, idx, held_ns, early);	\
 	} while (0)
 
-#define desync_div_u64(a, b)	div64_u64(a, b)
+#define dsched_div_u64(a, b)	div64_u64(a, b)
 #include "dsched_impl.h"
 #include "pkt_sched_desync.h"
 
@@ -158,7 +158,7 @@ struct desync_slot_map {
 };
 
 struct desync_sched_data {
-	struct desync_sched	core;
+	struct dsched	core;
 	struct desync_slot_map	*slot_map;	/* NULL: every group uses 'slot' */
 	struct sk_buff		*bypass_head;	/* never held, sent first */
 	struct sk_buff		*bypass_tail;
@@ -180,19 +180,19 @@ struct desync_sched_data {
 	struct Qdisc		*sch;		/* the owner, for tracepoints */
 };
 
-static void desync_note_burst(const struct desync_sched *s, u32 idx,
+static void desync_note_burst(const struct dsched *s, u32 idx,
 			      u64 offset_ns, u32 slot)
 {
 	const struct desync_sched_data *q =
 		container_of(s, struct desync_sched_data, core);
 
-	const struct desync_group *g = &s->groups[idx];
+	const struct dsched_group *g = &s->groups[idx];
 
-	trace_desync_burst(q->sch, idx, offset_ns, slot, desync_widen_steps(g),
-			   desync_group_sign(g));
+	trace_desync_burst(q->sch, idx, offset_ns, slot, dsched_widen_steps(g),
+			   dsched_group_sign(g));
 }
 
-static void desync_note_release(const struct desync_sched *s, u32 idx,
+static void desync_note_release(const struct dsched *s, u32 idx,
 				u64 held_ns, bool early)
 {
 	const struct desync_sched_data *q =
@@ -243,7 +243,7 @@ static struct sk_buff *desync_fifo_pop(void **head)
  * unparsed stays "unknown", which is treated as data.
  */
 static void desync_l4_info(const struct sk_buff *skb, u8 proto, int l4off,
-			   int l4len, struct desync_pkt *pk)
+			   int l4len, struct dsched_pkt *pk)
 {
 	switch (proto) {
 	case IPPROTO_TCP: {
@@ -269,7 +269,7 @@ static bool desync_edt_future(const struct sk_buff *skb, u64 now)
 {
 	u64 tstamp = ktime_to_ns(skb->tstamp);
 
-	return tstamp && desync_time_before(now, tstamp) &&
+	return tstamp && dsched_time_before(now, tstamp) &&
 	       tstamp - now <= DESYNC_HORIZON_NS;
 }
 
@@ -303,7 +303,7 @@ static u32 desync_flow_hash(const struct desync_sched_data *q,
  * network header serves both the bypass and the group questions.
  */
 static void desync_read_pkt(const struct desync_sched_data *q,
-			    struct sk_buff *skb, u64 now, struct desync_pkt *pk)
+			    struct sk_buff *skb, u64 now, struct dsched_pkt *pk)
 {
 	int noff = skb_network_offset(skb);
 
@@ -352,12 +352,12 @@ static void desync_read_pkt(const struct desync_sched_data *q,
 	if (q->core.p.group_by == DESYNC_GROUP_BY_FLOW || !pk->has_dst)
 		pk->flow_hash = desync_flow_hash(q, skb);
 	/*
-	 * Only a FIN or RST asks about departure times (desync_bypass()):
+	 * Only a FIN or RST asks about departure times (dsched_bypass()):
 	 * its own, when it lies ahead, or those of data waiting for theirs,
 	 * which may be its connection's and still unsent when their time
 	 * has come (a parent busy with another packet).
 	 */
-	if (pk->tcp_flags & (DESYNC_TCP_FIN | DESYNC_TCP_RST))
+	if (pk->tcp_flags & (DSCHED_TCP_FIN | DSCHED_TCP_RST))
 		pk->later = desync_edt_future(skb, now) ||
 			    !RB_EMPTY_ROOT(&q->edt_root.rb_root);
 }
@@ -419,7 +419,7 @@ static bool desync_skb_resends(const struct sk_buff *skb,
  * Silence shorter than two smoothed round trips of a TCP socket that has
  * data in flight is its ACK clock, not the end of its burst, and the
  * silence of a socket that has @lost (desync_skb_sender_loss()) was its
- * retransmit timeout (see desync_sender_idle()), as is that of one that
+ * retransmit timeout (see dsched_sender_idle()), as is that of one that
  * resends data (desync_skb_resends()).  Only local TCP senders
  * are known; forwarded and other traffic relies on 'idle' alone.  Only a
  * real TCP socket has a tcp_sock behind it: a raw socket of protocol TCP
@@ -438,7 +438,7 @@ static u64 desync_skb_sender_idle(const struct sk_buff *skb, bool lost)
 	 * tcp_transmit_skb(), so here it is what was sent before it.
 	 * srtt_us holds the smoothed RTT in units of 1/8 us.
 	 */
-	return desync_sender_idle((u64)(READ_ONCE(tp->srtt_us) >> 3) * NSEC_PER_USEC,
+	return dsched_sender_idle((u64)(READ_ONCE(tp->srtt_us) >> 3) * NSEC_PER_USEC,
 				  READ_ONCE(tp->packets_out) != 0,
 				  lost || desync_skb_resends(skb, sk));
 }
@@ -459,7 +459,7 @@ static struct sk_buff *desync_bypass_pop(struct desync_sched_data *q)
 
 /* The slot the map gives the group of @pk, or 'slot' when it has none. */
 static u32 desync_map_slot(const struct desync_sched_data *q,
-			   const struct desync_pkt *pk)
+			   const struct dsched_pkt *pk)
 {
 	const struct desync_slot_map *m = q->slot_map;
 	u32 key, i;
@@ -477,11 +477,11 @@ static u32 desync_map_slot(const struct desync_sched_data *q,
  * it decides its mark.
  */
 static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
-				 const struct desync_pkt *pk,
+				 const struct dsched_pkt *pk,
 				 struct sk_buff *skb, u64 now, u32 segs)
 {
-	struct desync_sched *core = &q->core;
-	bool idle = core->groups[idx].state == DESYNC_IDLE;
+	struct dsched *core = &q->core;
+	bool idle = core->groups[idx].state == DSCHED_IDLE;
 	/* Read only where it is used: a group that learns, or a possible start. */
 	u8 loss = idle || core->p.sticky || core->p.widen ?
 		  desync_skb_sender_loss(skb) : 0;
@@ -490,14 +490,14 @@ static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
 	if (idle && q->slot_map)
 		slot = desync_map_slot(q, pk);
 	if (loss)
-		desync_note_loss(core, idx, loss == TCP_CA_Loss);
-	desync_note_ecn(core, idx, pk);
-	if (desync_backlog_mark(core, idx) && INET_ECN_set_ce(skb)) {
+		dsched_note_loss(core, idx, loss == TCP_CA_Loss);
+	dsched_note_ecn(core, idx, pk);
+	if (dsched_backlog_mark(core, idx) && INET_ECN_set_ce(skb)) {
 		desync_skb_cb(skb)->marked = 1;
 		q->stat_ce_mark++;
 	}
 	/* The sender's round trip only matters at a possible start. */
-	desync_enqueue_slot(core, idx, now,
+	dsched_enqueue_slot(core, idx, now,
 			    idle ? desync_skb_sender_idle(skb, loss) : 0, segs, slot);
 }
 
@@ -559,23 +559,23 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
 	u32 segs = desync_skb_segs(skb);
-	struct desync_pkt pk;
+	struct dsched_pkt pk;
 	bool bypass, stamped;
 	u64 now;
 
-	if (unlikely(!desync_limit_fits(q->segs, segs, sch->limit)))
+	if (unlikely(!dsched_limit_fits(q->segs, segs, sch->limit)))
 		goto drop;
 
 	now = ktime_get_ns();
 	desync_read_pkt(q, skb, now, &pk);
-	bypass = desync_bypass(&q->core, &pk);
+	bypass = dsched_bypass(&q->core, &pk);
 	/*
 	 * A packet that goes ahead leaves at once, whatever its stamp: it
 	 * does not wait, so the share of those that do must not drop it.
 	 */
 	stamped = !bypass && desync_edt_future(skb, now);
 	if (unlikely(stamped &&
-		     !desync_share_fits(q->stamped_segs, segs, sch->limit)))
+		     !dsched_share_fits(q->stamped_segs, segs, sch->limit)))
 		goto drop;
 	desync_skb_cb(skb)->enq_ns = now;
 	desync_skb_cb(skb)->segs = segs;
@@ -583,12 +583,12 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	desync_skb_cb(skb)->marked = 0;
 	desync_skb_cb(skb)->by_arrival = 0;
 	if (bypass) {
-		if (unlikely(!desync_share_fits(q->bypass_segs, segs,
+		if (unlikely(!dsched_share_fits(q->bypass_segs, segs,
 						sch->limit)))
 			goto drop;
 		desync_bypass_add(q, skb);
 		q->stat_bypass++;
-	} else if (unlikely(desync_waits_for_stamp(&q->core, &pk))) {
+	} else if (unlikely(dsched_waits_for_stamp(&q->core, &pk))) {
 		/*
 		 * It waits for the data ahead of it.  A stamp of its own that
 		 * is no departure time ahead (past, beyond the horizon, or
@@ -604,8 +604,8 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 		if (stamped)
 			q->stat_edt_wait++;
 	} else {
-		u32 idx = desync_classify(&q->core, &pk);
-		struct desync_group *g = &q->core.groups[idx];
+		u32 idx = dsched_classify(&q->core, &pk);
+		struct dsched_group *g = &q->core.groups[idx];
 
 		desync_fifo_add(&g->head, &g->tail, skb);
 		desync_enqueue_group(q, idx, &pk, skb, now, segs);
@@ -643,7 +643,7 @@ static void desync_arm_watchdog(struct desync_sched_data *q)
 	struct sk_buff *edt = desync_edt_first(q);
 	u64 start, end, hard;
 
-	if (!desync_timer_range(&q->core, edt, edt ? desync_edt_key(edt) : 0,
+	if (!dsched_timer_range(&q->core, edt, edt ? desync_edt_key(edt) : 0,
 				&start, &end))
 		return;
 	/*
@@ -654,8 +654,8 @@ static void desync_arm_watchdog(struct desync_sched_data *q)
 	 */
 	if (hrtimer_is_queued(timer)) {
 		hard = ktime_to_ns(hrtimer_get_expires(timer));
-		if (!desync_time_before(hard, start) &&
-		    !desync_time_before(end, hard))
+		if (!dsched_time_before(hard, start) &&
+		    !dsched_time_before(end, hard))
 			return;
 		/*
 		 * qdisc_watchdog_schedule_range_ns() keeps a queued timer
@@ -677,9 +677,9 @@ static void desync_maybe_mark(struct desync_sched_data *q, struct sk_buff *skb,
 	u64 tstamp = ktime_to_ns(skb->tstamp);
 
 	/* A departure time that has passed also made the packet wait. */
-	if (tstamp && !desync_time_before(now, tstamp))
-		ready = desync_time_max(ready, tstamp);
-	if (desync_should_mark(&q->core, now, ready,
+	if (tstamp && !dsched_time_before(now, tstamp))
+		ready = dsched_time_max(ready, tstamp);
+	if (dsched_should_mark(&q->core, now, ready,
 			       desync_skb_cb(skb)->marked) &&
 	    INET_ECN_set_ce(skb))
 		q->stat_ce_mark++;
@@ -700,7 +700,7 @@ static bool desync_edt_behind(const struct desync_sched_data *q,
 	const struct sk_buff *head;
 
 	if (!tstamp || RB_EMPTY_ROOT(&q->edt_root.rb_root) ||
-	    desync_time_before(now, tstamp))
+	    dsched_time_before(now, tstamp))
 		return false;
 	head = desync_edt_first(q);
 	return (s64)tstamp >= (s64)desync_edt_key(head);
@@ -714,24 +714,24 @@ static bool desync_edt_behind(const struct desync_sched_data *q,
 static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
-	struct desync_sched *core = &q->core;
+	struct dsched *core = &q->core;
 	struct sk_buff *skb;
 	u64 ready;
 	u32 idx;
 
-	desync_wake_due(core, now);
+	dsched_wake_due(core, now);
 	for (;;) {
-		struct desync_group *g;
+		struct dsched_group *g;
 		bool waits;
 		u32 segs;
 
-		idx = desync_pick(core);
-		if (idx == DESYNC_NONE)
+		idx = dsched_pick(core);
+		if (idx == DSCHED_NONE)
 			return NULL;
 		g = &core->groups[idx];
 		skb = desync_fifo_pop(&g->head);
 		segs = desync_skb_cb(skb)->segs;
-		ready = desync_ready_time(g, desync_skb_cb(skb)->enq_ns);
+		ready = dsched_ready_time(g, desync_skb_cb(skb)->enq_ns);
 		/*
 		 * Only a packet counted as stamped at enqueue may wait for
 		 * its time: one stamped just beyond the horizon then is
@@ -740,7 +740,7 @@ static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 		waits = desync_skb_cb(skb)->stamped &&
 			desync_edt_future(skb, now);
 		if (unlikely(waits || desync_edt_behind(q, skb, now))) {
-			desync_remove(core, idx, segs, now);
+			dsched_remove(core, idx, segs, now);
 			desync_skb_cb(skb)->enq_ns = ready;
 			desync_edt_add(q, skb);
 			if (waits)
@@ -748,7 +748,7 @@ static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 			continue;
 		}
 		desync_maybe_mark(q, skb, ready, now);
-		desync_dequeue(core, idx, qdisc_pkt_len(skb), segs, now);
+		dsched_dequeue(core, idx, qdisc_pkt_len(skb), segs, now);
 		return skb;
 	}
 }
@@ -766,7 +766,7 @@ static struct sk_buff *desync_dequeue_ahead(struct Qdisc *sch, u64 now)
 	if (q->bypass_head)
 		return desync_bypass_pop(q);
 	skb = desync_edt_first(q);
-	if (!skb || desync_time_before(now, desync_edt_key(skb)))
+	if (!skb || dsched_time_before(now, desync_edt_key(skb)))
 		return NULL;
 	desync_edt_remove(sch, skb);
 	desync_maybe_mark(q, skb, desync_skb_cb(skb)->enq_ns, now);
@@ -783,16 +783,16 @@ static struct sk_buff *desync_dequeue_skb(struct Qdisc *sch)
 		return NULL;
 
 	now = ktime_get_ns();
-	if (desync_bypass_ahead(&q->core)) {
+	if (dsched_bypass_ahead(&q->core)) {
 		skb = desync_dequeue_ahead(sch, now);
 		if (skb) {
-			desync_bypass_spent(&q->core, qdisc_pkt_len(skb));
+			dsched_bypass_spent(&q->core, qdisc_pkt_len(skb));
 			goto out;
 		}
 	}
 	skb = desync_dequeue_groups(sch, now);
 	if (skb) {
-		desync_bypass_earn(&q->core, qdisc_pkt_len(skb));
+		dsched_bypass_earn(&q->core, qdisc_pkt_len(skb));
 		goto out;
 	}
 	/* No group may send: what goes ahead goes uncharged. */
@@ -817,15 +817,15 @@ out:
 static struct sk_buff *desync_steal_one(struct Qdisc *sch, u64 now)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
-	struct desync_sched *core = &q->core;
+	struct dsched *core = &q->core;
 	struct sk_buff *skb;
 	u32 idx = core->rr_head;
 
-	if (idx == DESYNC_NONE && core->heap_len)
+	if (idx == DSCHED_NONE && core->heap_len)
 		idx = core->heap[0];
-	if (idx != DESYNC_NONE) {
+	if (idx != DSCHED_NONE) {
 		skb = desync_fifo_pop(&core->groups[idx].head);
-		desync_remove(core, idx, desync_skb_cb(skb)->segs, now);
+		dsched_remove(core, idx, desync_skb_cb(skb)->segs, now);
 		return skb;
 	}
 	skb = desync_edt_first(q);
@@ -841,7 +841,7 @@ static struct sk_buff *desync_steal_one(struct Qdisc *sch, u64 now)
 static void desync_purge(struct Qdisc *sch)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
-	struct desync_sched *core = &q->core;
+	struct dsched *core = &q->core;
 	struct sk_buff *skb;
 	u32 i;
 
@@ -857,13 +857,13 @@ static void desync_purge(struct Qdisc *sch)
 	}
 
 	for (i = 0; i < core->ngroups; i++) {
-		struct desync_group *g = &core->groups[i];
+		struct dsched_group *g = &core->groups[i];
 
 		if (g->head)
 			rtnl_kfree_skbs(g->head, g->tail);
 	}
 	if (core->groups)
-		desync_reset(core);
+		dsched_reset(core);
 	q->segs = 0;
 	q->stamped_segs = 0;
 }
@@ -878,7 +878,7 @@ static void desync_reset_qdisc(struct Qdisc *sch)
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 
-static void desync_free_tables(struct desync_group *groups, u32 *heap)
+static void desync_free_tables(struct dsched_group *groups, u32 *heap)
 {
 	kvfree(groups);
 	kvfree(heap);
@@ -891,34 +891,34 @@ static void desync_free_tables(struct desync_group *groups, u32 *heap)
  * that the new configuration bypasses joins the bypass queue.
  */
 static void desync_rehash(struct desync_sched_data *q,
-			  struct desync_sched *old, u64 now)
+			  struct dsched *old, u64 now)
 {
 	u32 i;
 
 	for (i = 0; i < old->ngroups; i++) {
-		struct desync_group *og = &old->groups[i];
+		struct dsched_group *og = &old->groups[i];
 
 		/* A hold cut short counts as one, for as long as it lasted. */
-		if (og->state == DESYNC_HELD) {
+		if (og->state == DSCHED_HELD) {
 			q->core.st.early_release++;
-			q->core.st.hold_time_ns += now - desync_hold_start(og);
+			q->core.st.hold_time_ns += now - dsched_hold_start(og);
 		}
 		while (og->head) {
 			struct sk_buff *skb = desync_fifo_pop(&og->head);
-			struct desync_group *g;
-			struct desync_pkt pk;
+			struct dsched_group *g;
+			struct dsched_pkt pk;
 			u32 idx;
 
 			desync_read_pkt(q, skb, now, &pk);
-			if (desync_bypass(&q->core, &pk)) {
+			if (dsched_bypass(&q->core, &pk)) {
 				desync_bypass_add(q, skb);
 				q->stat_bypass++;
 				continue;
 			}
-			idx = desync_classify(&q->core, &pk);
+			idx = dsched_classify(&q->core, &pk);
 			g = &q->core.groups[idx];
 			desync_fifo_add(&g->head, &g->tail, skb);
-			desync_requeue(&q->core, idx, now,
+			dsched_requeue(&q->core, idx, now,
 				       desync_skb_cb(skb)->segs);
 		}
 	}
@@ -1171,7 +1171,7 @@ static int desync_check_slot_map(const struct desync_slot_map *m,
 static void desync_set_params(struct desync_sched_data *q,
 			      const struct desync_config *cfg, u32 quantum)
 {
-	struct desync_params *p = &q->core.p;
+	struct dsched_params *p = &q->core.p;
 
 	p->group_by = cfg->group_by;
 	p->bypass_prio = cfg->bypass_prio;
@@ -1189,7 +1189,7 @@ static void desync_set_params(struct desync_sched_data *q,
 	p->widen = cfg->widen;
 	p->quantum = quantum;
 	/* Derived once here, not each time the watchdog is armed. */
-	desync_set_hold_slack(&q->core);
+	dsched_set_hold_slack(&q->core);
 }
 
 static int desync_change(struct Qdisc *sch, struct nlattr *opt,
@@ -1197,12 +1197,12 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_DESYNC_MAX + 1] = { };
-	struct desync_group *new_groups = NULL;
+	struct dsched_group *new_groups = NULL;
 	unsigned int dropped_pkts = 0, dropped_bytes = 0;
 	struct desync_config cfg = q->cfg;
 	struct desync_slot_map *new_map = NULL, *old_map = NULL;
 	const struct nlattr *map_attr;
-	struct desync_sched old;
+	struct dsched old;
 	u32 *new_heap = NULL;
 	bool rehash;
 	u64 now;
@@ -1277,21 +1277,21 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 					   DESYNC_QUANTUM_MIN,
 					   DESYNC_QUANTUM_MAX));
 	if (tb[TCA_DESYNC_SEED])
-		desync_seed(&q->core, cfg.seed);
+		dsched_seed(&q->core, cfg.seed);
 
 	if (rehash) {
-		desync_attach(&q->core, new_groups, new_heap, cfg.groups);
+		dsched_attach(&q->core, new_groups, new_heap, cfg.groups);
 		if (old.groups)
 			desync_rehash(q, &old, now);
 	}
-	desync_apply_params(&q->core, now);
+	dsched_apply_params(&q->core, now);
 
 	/*
 	 * A packet a parent peeked at waits in sch->gso_skb, and one a
 	 * bulk dequeue took for another tx queue in sch->skb_bad_txq: both
 	 * count in q.qlen, not in q->segs, are already on their way and are
 	 * not trimmed.  The last packet stays too: enqueue let it into an
-	 * empty queue whatever its segments (desync_limit_fits()), and a
+	 * empty queue whatever its segments (dsched_limit_fits()), and a
 	 * change must not drop it.
 	 */
 	while (q->segs > sch->limit &&
@@ -1353,7 +1353,7 @@ static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 	cfg->bypass_prio = 0;
 	/* Every host draws on its own: that is what spreads them apart. */
 	cfg->seed = get_random_u64();
-	desync_seed(&q->core, cfg->seed);
+	dsched_seed(&q->core, cfg->seed);
 	q->edt_root = RB_ROOT_CACHED;
 	q->perturbation = get_random_u32();
 	sch->limit = cfg->limit;
@@ -1469,12 +1469,12 @@ static int __init desync_module_init(void)
 	BUILD_BUG_ON(DESYNC_BYPASS_PRIO_MAX != TC_DESYNC_BYPASS_PRIO_MAX);
 	BUILD_BUG_ON(DESYNC_SLOT_RANDOM != TC_DESYNC_SLOT_RANDOM);
 	BUILD_BUG_ON(DESYNC_WIDEN_MAX != TC_DESYNC_WIDEN_MAX);
-	BUILD_BUG_ON(DESYNC_PRIO_MASK != TC_PRIO_MAX);
-	BUILD_BUG_ON(DESYNC_PRIO_CONTROL != TC_PRIO_CONTROL);
-	BUILD_BUG_ON(DESYNC_TCP_FIN != TCPHDR_FIN);
-	BUILD_BUG_ON(DESYNC_TCP_RST != TCPHDR_RST);
-	BUILD_BUG_ON(DESYNC_TCP_CWR != TCPHDR_CWR);
-	BUILD_BUG_ON(sizeof(struct desync_group) > 64);
+	BUILD_BUG_ON(DSCHED_PRIO_MASK != TC_PRIO_MAX);
+	BUILD_BUG_ON(DSCHED_PRIO_CONTROL != TC_PRIO_CONTROL);
+	BUILD_BUG_ON(DSCHED_TCP_FIN != TCPHDR_FIN);
+	BUILD_BUG_ON(DSCHED_TCP_RST != TCPHDR_RST);
+	BUILD_BUG_ON(DSCHED_TCP_CWR != TCPHDR_CWR);
+	BUILD_BUG_ON(sizeof(struct dsched_group) > 64);
 
 	return register_qdisc(&desync_qdisc_ops);
 }

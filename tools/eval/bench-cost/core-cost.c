@@ -39,22 +39,22 @@ struct pkt {
 	bool		marked;		/* CE-marked at enqueue */
 };
 
-static struct desync_sched s;
+static struct dsched s;
 static u32 qlen;		/* sch->q.qlen */
 static u64 ce_marks;		/* keeps the marking decision live */
 static u64 measured;		/* packets through the measured loop */
 
 /*
  * A data segment's TCP flags (PSH, ACK): no CWR.  Not static, so that the
- * compiler cannot fold the test desync_note_ecn() makes of them.
+ * compiler cannot fold the test dsched_note_ecn() makes of them.
  */
-struct desync_pkt data_pkt = { .tcp_flags = 0x18 };
+struct dsched_pkt data_pkt = { .tcp_flags = 0x18 };
 
 /* As desync_enqueue_skb() after classification; idx is the bucket. */
 static inline __attribute__((always_inline)) void
 drv_enqueue(struct pkt *p, u32 idx, u64 now)
 {
-	struct desync_group *g = &s.groups[idx];
+	struct dsched_group *g = &s.groups[idx];
 
 	p->enq_ns = now;
 	p->next = NULL;
@@ -63,10 +63,10 @@ drv_enqueue(struct pkt *p, u32 idx, u64 now)
 	else
 		g->head = p;
 	g->tail = p;
-	desync_note_ecn(&s, idx, &data_pkt);
-	p->marked = desync_backlog_mark(&s, idx);
+	dsched_note_ecn(&s, idx, &data_pkt);
+	p->marked = dsched_backlog_mark(&s, idx);
 	ce_marks += p->marked;
-	desync_enqueue(&s, idx, now);
+	dsched_enqueue(&s, idx, now);
 	qlen++;
 }
 
@@ -79,14 +79,14 @@ static inline __attribute__((always_inline)) struct pkt *drv_dequeue(u64 now)
 
 	if (!qlen)
 		return NULL;
-	desync_wake_due(&s, now);
+	dsched_wake_due(&s, now);
 	for (;;) {
-		struct desync_group *g;
+		struct dsched_group *g;
 
-		idx = desync_pick(&s);
-		if (idx == DESYNC_NONE) {
+		idx = dsched_pick(&s);
+		if (idx == DSCHED_NONE) {
 			/* the glue arms its watchdog with this */
-			if (desync_next_wake(&s, &wake))
+			if (dsched_next_wake(&s, &wake))
 				asm volatile("" : : "r"(wake));
 			return NULL;
 		}
@@ -95,14 +95,14 @@ static inline __attribute__((always_inline)) struct pkt *drv_dequeue(u64 now)
 		g->head = p->next;
 		p->next = NULL;
 		/* The glue sets a packet with a future departure time aside. */
-		if (p->tstamp && desync_time_before(now, p->tstamp)) {
-			desync_remove(&s, idx, 1, now);
+		if (p->tstamp && dsched_time_before(now, p->tstamp)) {
+			dsched_remove(&s, idx, 1, now);
 			continue;
 		}
-		ready = desync_ready_time(g, p->enq_ns);
-		if (desync_should_mark(&s, now, ready, p->marked))
+		ready = dsched_ready_time(g, p->enq_ns);
+		if (dsched_should_mark(&s, now, ready, p->marked))
 			ce_marks++;
-		desync_dequeue(&s, idx, p->len, 1, now);
+		dsched_dequeue(&s, idx, p->len, 1, now);
 		break;
 	}
 	qlen--;
@@ -126,7 +126,7 @@ static __attribute__((noinline)) struct pkt *meas_dequeue(u64 now)
 
 static void setup(u32 ngroups)
 {
-	struct desync_group *groups = calloc(ngroups, sizeof(*groups));
+	struct dsched_group *groups = calloc(ngroups, sizeof(*groups));
 	u32 *heap = calloc(ngroups, sizeof(*heap));
 
 	if (!groups || !heap) {
@@ -147,8 +147,8 @@ static void setup(u32 ngroups)
 	s.p.quantum = 1514;
 	s.p.ce_threshold_ns = 1 * MS;
 	s.p.ce_backlog = 44;
-	desync_seed(&s, 0x5eed);
-	desync_attach(&s, groups, heap, ngroups);
+	dsched_seed(&s, 0x5eed);
+	dsched_attach(&s, groups, heap, ngroups);
 }
 
 /* A fixed pseudo-random visiting order, so every group is hit but the
@@ -167,7 +167,7 @@ static u32 *permutation(u32 n)
 	for (i = 0; i < n; i++)
 		perm[i] = i;
 	for (i = n - 1; i > 0; i--) {
-		u32 j = desync_rand_below(&rng, (u64)i + 1);
+		u32 j = dsched_rand_below(&rng, (u64)i + 1);
 		u32 t = perm[i];
 
 		perm[i] = perm[j];
@@ -244,9 +244,9 @@ static void run_burst(u32 ngroups, u64 packets)
 	bursts0 = s.st.bursts;
 
 	for (i = 0; i < packets; ) {
-		if (!desync_next_wake(&s, &wake))
+		if (!dsched_next_wake(&s, &wake))
 			abort();
-		now = desync_time_max(now, wake);
+		now = dsched_time_max(now, wake);
 		/* Several groups may be due at the same nanosecond. */
 		while ((p = meas_dequeue(now)) != NULL) {
 			meas_enqueue(p, perm[p - pool], now);

@@ -24,11 +24,11 @@ cat > "$tmp/sizes.c" <<'C'
 
 int main(void)
 {
-	struct desync_sched s;
+	struct dsched s;
 
-	printf("desync_group %zu\n", sizeof(struct desync_group));
+	printf("dsched_group %zu\n", sizeof(struct dsched_group));
 	printf("heap_entry %zu\n", sizeof(*s.heap));
-	printf("desync_sched %zu\n", sizeof(struct desync_sched));
+	printf("dsched %zu\n", sizeof(struct dsched));
 	return 0;
 }
 C

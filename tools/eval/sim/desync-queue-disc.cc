@@ -120,13 +120,13 @@ void DesyncQueueDisc::Configure(const DesyncConfig &cfg, uint64_t seed,
 				uint32_t rank, uint32_t quantum,
 				SenderFn sender)
 {
-	struct desync_params *p = &m_core.p;
+	struct dsched_params *p = &m_core.p;
 
 	m_cfg = cfg;
 	m_sender = std::move(sender);
 	m_groups.assign(cfg.groups, {});
 	m_heap.assign(cfg.groups, 0);
-	desync_attach(&m_core, m_groups.data(), m_heap.data(), cfg.groups);
+	dsched_attach(&m_core, m_groups.data(), m_heap.data(), cfg.groups);
 
 	/* desync_set_params() of the module. */
 	p->idle_ns = static_cast<uint64_t>(cfg.idle_us) * 1000;
@@ -144,8 +144,8 @@ void DesyncQueueDisc::Configure(const DesyncConfig &cfg, uint64_t seed,
 	p->sticky = cfg.sticky;
 	p->ce_backlog = cfg.ce_backlog;
 	p->widen = cfg.widen;
-	desync_set_hold_slack(&m_core);
-	desync_seed(&m_core, seed);
+	dsched_set_hold_slack(&m_core);
+	dsched_seed(&m_core, seed);
 	m_perturbation = Mix32(seed ^ 0x5bd1e995ULL);
 }
 
@@ -177,7 +177,7 @@ void DesyncQueueDisc::InitializeParams()
  * sending socket's round trip and loss recovery, which the module reads
  * from skb->sk.
  */
-void DesyncQueueDisc::ReadPkt(Ptr<QueueDiscItem> item, struct desync_pkt *pk,
+void DesyncQueueDisc::ReadPkt(Ptr<QueueDiscItem> item, struct dsched_pkt *pk,
 			      Sender *snd) const
 {
 	Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(item);
@@ -239,18 +239,18 @@ Ptr<QueueDiscItem> DesyncQueueDisc::Take(Node *n)
 bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 {
 	uint64_t now = Simulator::Now().GetNanoSeconds();
-	struct desync_pkt pk;
+	struct dsched_pkt pk;
 	Sender snd;
 	Node *n;
 
-	if (!desync_limit_fits(m_qlen, 1, m_cfg.limit)) {
+	if (!dsched_limit_fits(m_qlen, 1, m_cfg.limit)) {
 		m_dropOverlimit++;
 		DropBeforeEnqueue(item, "overlimit");
 		return false;
 	}
 	ReadPkt(item, &pk, &snd);
-	bool bypass = desync_bypass(&m_core, &pk);
-	if (bypass && !desync_share_fits(m_bypassLen, 1, m_cfg.limit)) {
+	bool bypass = dsched_bypass(&m_core, &pk);
+	if (bypass && !dsched_share_fits(m_bypassLen, 1, m_cfg.limit)) {
 		m_dropOverlimit++;
 		DropBeforeEnqueue(item, "overlimit");
 		return false;
@@ -276,8 +276,8 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 		return true;
 	}
 
-	u32 idx = desync_classify(&m_core, &pk);
-	struct desync_group *g = &m_core.groups[idx];
+	u32 idx = dsched_classify(&m_core, &pk);
+	struct dsched_group *g = &m_core.groups[idx];
 
 	if (g->head)
 		static_cast<Node *>(g->tail)->next = n;
@@ -287,21 +287,21 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 	/* desync_enqueue_group() of the module: a mapped group's own slot. */
 	u32 slot = m_core.p.slot;
 
-	if (g->state == DESYNC_IDLE)
+	if (g->state == DSCHED_IDLE)
 		for (const auto &e : m_cfg.slot_map)
 			if (e.first == (m_core.p.group_by == DESYNC_GROUP_BY_PRIO ?
 					pk.prio : pk.mark))
 				slot = e.second;
 	if (snd.lost)
-		desync_note_loss(&m_core, idx, snd.timeout);
-	desync_note_ecn(&m_core, idx, &pk);
-	if (desync_backlog_mark(&m_core, idx) && Mark(item, "ce_backlog")) {
+		dsched_note_loss(&m_core, idx, snd.timeout);
+	dsched_note_ecn(&m_core, idx, &pk);
+	if (dsched_backlog_mark(&m_core, idx) && Mark(item, "ce_backlog")) {
 		n->marked = true;
 		m_ceMarks++;
 	}
 	/* The sender's round trip only matters at a possible start. */
-	desync_enqueue_slot(&m_core, idx, now,
-			    g->state == DESYNC_IDLE ? snd.idle_ns : 0, 1, slot);
+	dsched_enqueue_slot(&m_core, idx, now,
+			    g->state == DSCHED_IDLE ? snd.idle_ns : 0, 1, slot);
 	return true;
 }
 
@@ -319,14 +319,14 @@ Ptr<QueueDiscItem> DesyncQueueDisc::PopBypass()
 /* desync_dequeue_groups() of the module, without EDT (ns-3 has none). */
 Ptr<QueueDiscItem> DesyncQueueDisc::DequeueGroups(uint64_t now)
 {
-	desync_wake_due(&m_core, now);
-	u32 idx = desync_pick(&m_core);
-	if (idx == DESYNC_NONE)
+	dsched_wake_due(&m_core, now);
+	u32 idx = dsched_pick(&m_core);
+	if (idx == DSCHED_NONE)
 		return nullptr;
 
-	struct desync_group *g = &m_core.groups[idx];
+	struct dsched_group *g = &m_core.groups[idx];
 	Node *n = static_cast<Node *>(g->head);
-	uint64_t ready = desync_ready_time(g, n->enq_ns);
+	uint64_t ready = dsched_ready_time(g, n->enq_ns);
 	bool marked = n->marked;
 
 	g->head = n->next;
@@ -334,10 +334,10 @@ Ptr<QueueDiscItem> DesyncQueueDisc::DequeueGroups(uint64_t now)
 		g->tail = nullptr;
 	Ptr<QueueDiscItem> item = Take(n);
 
-	if (desync_should_mark(&m_core, now, ready, marked) &&
+	if (dsched_should_mark(&m_core, now, ready, marked) &&
 	    Mark(item, "ce_threshold"))
 		m_ceMarks++;
-	desync_dequeue(&m_core, idx, item->GetSize(), 1, now);
+	dsched_dequeue(&m_core, idx, item->GetSize(), 1, now);
 	return item;
 }
 
@@ -349,14 +349,14 @@ Ptr<QueueDiscItem> DesyncQueueDisc::DoDequeue()
 
 	if (!m_qlen)
 		return nullptr;
-	if (m_bypassHead && desync_bypass_ahead(&m_core)) {
+	if (m_bypassHead && dsched_bypass_ahead(&m_core)) {
 		item = PopBypass();
-		desync_bypass_spent(&m_core, item->GetSize());
+		dsched_bypass_spent(&m_core, item->GetSize());
 		return item;
 	}
 	item = DequeueGroups(now);
 	if (item) {
-		desync_bypass_earn(&m_core, item->GetSize());
+		dsched_bypass_earn(&m_core, item->GetSize());
 		return item;
 	}
 	/* No group may send: what goes ahead goes uncharged. */
@@ -375,7 +375,7 @@ void DesyncQueueDisc::ArmWatchdog(uint64_t now)
 {
 	u64 start, end;
 
-	if (!desync_timer_range(&m_core, false, 0, &start, &end))
+	if (!dsched_timer_range(&m_core, false, 0, &start, &end))
 		return;
 	if (m_watchdog.IsRunning()) {
 		/* GetTs() is in the simulator's time unit: ns by default. */

@@ -30,7 +30,7 @@ class DesyncQueueDisc : public QueueDisc
   public:
 	/* What the module reads from the sending socket, skb->sk. */
 	struct Sender {
-		uint64_t idle_ns = 0;	/* desync_sender_idle(), 0 when unknown */
+		uint64_t idle_ns = 0;	/* dsched_sender_idle(), 0 when unknown */
 		bool lost = false;	/* recovering from a loss */
 		bool timeout = false;	/* from a retransmit timeout */
 	};
@@ -44,7 +44,7 @@ class DesyncQueueDisc : public QueueDisc
 	void Configure(const DesyncConfig &cfg, uint64_t seed, uint32_t rank,
 		       uint32_t quantum, SenderFn sender);
 
-	const struct desync_core_stats &CoreStats() const { return m_core.st; }
+	const struct dsched_stats &CoreStats() const { return m_core.st; }
 	uint64_t CeMarks() const { return m_ceMarks; }
 	uint64_t Bypassed() const { return m_bypassed; }
 	uint64_t DropsOverlimit() const { return m_dropOverlimit; }
@@ -59,7 +59,7 @@ class DesyncQueueDisc : public QueueDisc
 	void InitializeParams() override;
 	void DoDispose() override;
 
-	void ReadPkt(Ptr<QueueDiscItem> item, struct desync_pkt *pk,
+	void ReadPkt(Ptr<QueueDiscItem> item, struct dsched_pkt *pk,
 		     Sender *snd) const;
 	Ptr<QueueDiscItem> PopBypass();
 	Ptr<QueueDiscItem> DequeueGroups(uint64_t now);
@@ -69,8 +69,8 @@ class DesyncQueueDisc : public QueueDisc
 	void Wake();
 
 	DesyncConfig m_cfg;
-	struct desync_sched m_core;
-	std::vector<struct desync_group> m_groups;
+	struct dsched m_core;
+	std::vector<struct dsched_group> m_groups;
 	std::vector<u32> m_heap;
 	uint32_t m_perturbation = 0;
 	SenderFn m_sender;

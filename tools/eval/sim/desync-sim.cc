@@ -237,7 +237,7 @@ DesyncQueueDisc::Sender Cluster::SenderOf(uint32_t host, const TcpHeader &th) co
 
 	snd.lost = ss.congState >= TcpSocketState::CA_RECOVERY;
 	snd.timeout = ss.congState == TcpSocketState::CA_LOSS;
-	snd.idle_ns = desync_sender_idle(ss.srttNs, th.GetSequenceNumber() != ss.una, snd.lost);
+	snd.idle_ns = dsched_sender_idle(ss.srttNs, th.GetSequenceNumber() != ss.una, snd.lost);
 	return snd;
 }
 

@@ -20,16 +20,16 @@ struct event_log {
 
 static struct event_log ev;
 
-#define desync_event_burst(s, idx, offset_ns, slot)			\
+#define dsched_event_burst(s, idx, offset_ns, slot)			\
 	do {								\
 		ev.bursts++;						\
 		ev.last_idx = (idx);					\
 		ev.last_offset = (offset_ns);				\
 		ev.last_slot = (slot);					\
-		ev.last_steps = desync_widen_steps(&(s)->groups[idx]);	\
-		ev.last_sign = desync_group_sign(&(s)->groups[idx]);	\
+		ev.last_steps = dsched_widen_steps(&(s)->groups[idx]);	\
+		ev.last_sign = dsched_group_sign(&(s)->groups[idx]);	\
 	} while (0)
-#define desync_event_release(s, idx, held_ns, is_early)			\
+#define dsched_event_release(s, idx, held_ns, is_early)			\
 	do {								\
 		ev.releases++;						\
 		ev.early += (is_early);					\
@@ -61,8 +61,8 @@ struct pkt {
 };
 
 struct sim {
-	struct desync_sched	s;
-	struct desync_group	*groups;
+	struct dsched	s;
+	struct dsched_group	*groups;
 	u32			*heap;
 };
 
@@ -78,8 +78,8 @@ static void sim_init(struct sim *sim, u32 ngroups, u64 seed)
 	sim->s.p.hold_limit = 256;
 	sim->s.p.quantum = 1514;
 	sim->s.p.ce_threshold_ns = 1 * MS;
-	desync_seed(&sim->s, seed);
-	desync_attach(&sim->s, sim->groups, sim->heap, ngroups);
+	dsched_seed(&sim->s, seed);
+	dsched_attach(&sim->s, sim->groups, sim->heap, ngroups);
 }
 
 static void sim_free(struct sim *sim)
@@ -103,7 +103,7 @@ static void sim_free(struct sim *sim)
 static void sim_enqueue_segs(struct sim *sim, u32 idx, u32 len, u64 now,
 			     u64 sender_idle, u32 segs)
 {
-	struct desync_group *g = &sim->s.groups[idx];
+	struct dsched_group *g = &sim->s.groups[idx];
 	struct pkt *p = calloc(1, sizeof(*p));
 
 	p->len = len;
@@ -113,7 +113,7 @@ static void sim_enqueue_segs(struct sim *sim, u32 idx, u32 len, u64 now,
 	else
 		g->head = p;
 	g->tail = p;
-	desync_enqueue_sender(&sim->s, idx, now, sender_idle, segs);
+	dsched_enqueue_sender(&sim->s, idx, now, sender_idle, segs);
 }
 
 static void sim_enqueue_sender(struct sim *sim, u32 idx, u32 len, u64 now,
@@ -131,12 +131,12 @@ static void sim_enqueue(struct sim *sim, u32 idx, u32 len, u64 now)
 static u32 sim_dequeue(struct sim *sim, u64 now, u32 *len, u64 *ready)
 {
 	u32 idx;
-	struct desync_group *g;
+	struct dsched_group *g;
 	struct pkt *p;
 
-	desync_wake_due(&sim->s, now);
-	idx = desync_pick(&sim->s);
-	if (idx == DESYNC_NONE)
+	dsched_wake_due(&sim->s, now);
+	idx = dsched_pick(&sim->s);
+	if (idx == DSCHED_NONE)
 		return idx;
 	g = &sim->s.groups[idx];
 	p = g->head;
@@ -144,8 +144,8 @@ static u32 sim_dequeue(struct sim *sim, u64 now, u32 *len, u64 *ready)
 	if (len)
 		*len = p->len;
 	if (ready)
-		*ready = desync_ready_time(g, p->enq_ns);
-	desync_dequeue(&sim->s, idx, p->len, 1, now);
+		*ready = dsched_ready_time(g, p->enq_ns);
+	dsched_dequeue(&sim->s, idx, p->len, 1, now);
 	free(p);
 	return idx;
 }
@@ -153,23 +153,23 @@ static u32 sim_dequeue(struct sim *sim, u64 now, u32 *len, u64 *ready)
 /* Consistency of the counters with the states, checked after each step. */
 static void check_invariants(const struct sim *sim)
 {
-	const struct desync_sched *s = &sim->s;
+	const struct dsched *s = &sim->s;
 	u32 i, active = 0, held = 0, heaped = 0, listed = 0, held_segs = 0;
 
 	for (i = 0; i < s->ngroups; i++) {
-		const struct desync_group *g = &s->groups[i];
+		const struct dsched_group *g = &s->groups[i];
 
 		switch (g->state) {
-		case DESYNC_IDLE:
+		case DSCHED_IDLE:
 			CHECK(g->segs == 0 && !g->head);
 			break;
-		case DESYNC_HELD:
+		case DSCHED_HELD:
 			held++;
 			heaped++;
 			held_segs += g->segs;
 			CHECK(g->segs > 0);
 			break;
-		case DESYNC_ACTIVE:
+		case DSCHED_ACTIVE:
 			active++;
 			CHECK(g->segs > 0);
 			break;
@@ -177,7 +177,7 @@ static void check_invariants(const struct sim *sim)
 			CHECK(0);
 		}
 	}
-	for (i = s->rr_head; i != DESYNC_NONE; i = s->groups[i].next)
+	for (i = s->rr_head; i != DSCHED_NONE; i = s->groups[i].next)
 		listed++;
 	CHECK(s->groups_active == active);
 	CHECK(s->groups_held == held);
@@ -185,7 +185,7 @@ static void check_invariants(const struct sim *sim)
 	CHECK(!s->p.held_max || held_segs <= s->p.held_max);
 	CHECK(s->heap_len == heaped);
 	for (i = 1; i < s->heap_len; i++)
-		CHECK(!desync_time_before(s->groups[s->heap[i]].release_ns,
+		CHECK(!dsched_time_before(s->groups[s->heap[i]].release_ns,
 					  s->groups[s->heap[(i - 1) / 2]].release_ns));
 	for (i = 0; i < s->heap_len; i++)
 		CHECK(s->groups[s->heap[i]].heap_pos == i);
@@ -201,8 +201,8 @@ static void test_first_packet_starts_burst(void)
 	sim_init(&sim, 16, 1);
 	sim_enqueue(&sim, 3, 1500, t);
 	CHECK(sim.s.st.bursts == 1);
-	CHECK(sim.s.groups[3].state == DESYNC_HELD ||
-	      sim.s.groups[3].state == DESYNC_ACTIVE);
+	CHECK(sim.s.groups[3].state == DSCHED_HELD ||
+	      sim.s.groups[3].state == DSCHED_ACTIVE);
 	CHECK(sim.s.groups[3].release_ns <= t + sim.s.p.offset_max_ns);
 	check_invariants(&sim);
 	sim_free(&sim);
@@ -235,19 +235,19 @@ static void test_idle_edges(void)
 	sim_init(&sim, 4, 3);
 	idle = sim.s.p.idle_ns;
 	sim_enqueue(&sim, 0, 100, t);
-	while (sim_dequeue(&sim, t + 5 * MS, NULL, NULL) != DESYNC_NONE)
+	while (sim_dequeue(&sim, t + 5 * MS, NULL, NULL) != DSCHED_NONE)
 		;
-	CHECK(sim.s.groups[0].state == DESYNC_IDLE);
+	CHECK(sim.s.groups[0].state == DSCHED_IDLE);
 	/* One nanosecond short of idle: same burst. */
 	sim_enqueue(&sim, 0, 100, t + idle - 1);
 	CHECK(sim.s.st.bursts == 1);
-	CHECK(sim.s.groups[0].state == DESYNC_ACTIVE);
-	while (sim_dequeue(&sim, t + idle, NULL, NULL) != DESYNC_NONE)
+	CHECK(sim.s.groups[0].state == DSCHED_ACTIVE);
+	while (sim_dequeue(&sim, t + idle, NULL, NULL) != DSCHED_NONE)
 		;
 	/* Silence counts from the emptying at t + idle: one ns short... */
 	sim_enqueue(&sim, 0, 100, t + 2 * idle - 1);
 	CHECK(sim.s.st.bursts == 1);
-	while (sim_dequeue(&sim, t + 2 * idle - 1, NULL, NULL) != DESYNC_NONE)
+	while (sim_dequeue(&sim, t + 2 * idle - 1, NULL, NULL) != DSCHED_NONE)
 		;
 	/* ...and exactly idle after it: a new burst. */
 	sim_enqueue(&sim, 0, 100, t + 3 * idle - 1);
@@ -269,7 +269,7 @@ static void test_slow_drain_is_not_a_new_burst(void)
 	idle = sim.s.p.idle_ns;
 	sim_enqueue(&sim, 0, 100, t);
 	CHECK(sim_dequeue(&sim, t + 3 * idle, NULL, NULL) == 0);
-	CHECK(sim.s.groups[0].state == DESYNC_IDLE);
+	CHECK(sim.s.groups[0].state == DSCHED_IDLE);
 	sim_enqueue(&sim, 0, 100, t + 3 * idle + idle / 2);
 	CHECK(sim.s.st.bursts == 1);
 	check_invariants(&sim);
@@ -317,20 +317,20 @@ static void test_sender_idle_needs_data_in_flight(void)
 	struct sim sim;
 	u64 t = 10 * MS, srtt = 100 * MS;
 
-	CHECK(desync_sender_idle(srtt, true, false) == 2 * srtt);
-	CHECK(desync_sender_idle(srtt, false, false) == 0);
+	CHECK(dsched_sender_idle(srtt, true, false) == 2 * srtt);
+	CHECK(dsched_sender_idle(srtt, false, false) == 0);
 
 	sim_init(&sim, 4, 18);
 	sim.s.p.offset_max_ns = 0;
-	sim_enqueue_sender(&sim, 0, 100, t, desync_sender_idle(srtt, false, false));
+	sim_enqueue_sender(&sim, 0, 100, t, dsched_sender_idle(srtt, false, false));
 	CHECK(sim.s.st.bursts == 1);
 	sim_dequeue(&sim, t, NULL, NULL);
 	/* 5ms later, its message acked: the application's next one. */
-	sim_enqueue_sender(&sim, 0, 100, t + 5 * MS, desync_sender_idle(srtt, false, false));
+	sim_enqueue_sender(&sim, 0, 100, t + 5 * MS, dsched_sender_idle(srtt, false, false));
 	CHECK(sim.s.st.bursts == 2);
 	sim_dequeue(&sim, t + 5 * MS, NULL, NULL);
 	/* 5ms later with data in flight: its ACK clock, the same burst. */
-	sim_enqueue_sender(&sim, 0, 100, t + 10 * MS, desync_sender_idle(srtt, true, false));
+	sim_enqueue_sender(&sim, 0, 100, t + 10 * MS, dsched_sender_idle(srtt, true, false));
 	CHECK(sim.s.st.bursts == 2);
 	check_invariants(&sim);
 	sim_free(&sim);
@@ -346,30 +346,30 @@ static void test_retransmission_starts_no_burst(void)
 	u64 t = 10 * MS, srtt = 50 * US, rto = 200 * MS;
 	struct sim sim;
 
-	CHECK(desync_sender_idle(srtt, false, true) == DESYNC_SENDER_NO_START);
-	CHECK(desync_sender_idle(srtt, true, true) == DESYNC_SENDER_NO_START);
+	CHECK(dsched_sender_idle(srtt, false, true) == DSCHED_SENDER_NO_START);
+	CHECK(dsched_sender_idle(srtt, true, true) == DSCHED_SENDER_NO_START);
 
 	sim_init(&sim, 4, 31);
 	sim.s.p.offset_max_ns = 4 * MS;
 	sim.s.p.sticky = 1;
-	sim_enqueue_sender(&sim, 0, 100, t, desync_sender_idle(srtt, false, false));
+	sim_enqueue_sender(&sim, 0, 100, t, dsched_sender_idle(srtt, false, false));
 	CHECK(sim.s.st.bursts == 1);
-	CHECK(sim.s.groups[0].state == DESYNC_HELD);
-	while (sim_dequeue(&sim, t + 5 * MS, NULL, NULL) != DESYNC_NONE)
+	CHECK(sim.s.groups[0].state == DSCHED_HELD);
+	while (sim_dequeue(&sim, t + 5 * MS, NULL, NULL) != DSCHED_NONE)
 		;
 	/* Its tail lost: the timeout's retransmission leaves at once. */
-	desync_note_loss(&sim.s, 0, false);
+	dsched_note_loss(&sim.s, 0, false);
 	sim_enqueue_sender(&sim, 0, 100, t + rto,
-			   desync_sender_idle(srtt, true, true));
+			   dsched_sender_idle(srtt, true, true));
 	CHECK(sim.s.st.bursts == 1);
-	CHECK(sim.s.groups[0].state == DESYNC_ACTIVE);
+	CHECK(sim.s.groups[0].state == DSCHED_ACTIVE);
 	CHECK(sim_dequeue(&sim, t + rto, NULL, NULL) == 0);
 	check_invariants(&sim);
 	/* The next step, recovered: a new burst, held. */
 	sim_enqueue_sender(&sim, 0, 100, t + rto + 20 * MS,
-			   desync_sender_idle(srtt, false, false));
+			   dsched_sender_idle(srtt, false, false));
 	CHECK(sim.s.st.bursts == 2);
-	CHECK(sim.s.groups[0].state == DESYNC_HELD ||
+	CHECK(sim.s.groups[0].state == DSCHED_HELD ||
 	      sim.s.groups[0].hold_ns == 0);
 	check_invariants(&sim);
 	sim_free(&sim);
@@ -380,14 +380,14 @@ static void test_retransmission_starts_no_burst(void)
 	 */
 	sim_init(&sim, 4, 31);
 	sim.s.p.offset_max_ns = 4 * MS;
-	sim_enqueue_sender(&sim, 1, 100, t, desync_sender_idle(srtt, true, true));
+	sim_enqueue_sender(&sim, 1, 100, t, dsched_sender_idle(srtt, true, true));
 	CHECK(sim.s.st.bursts == 0);
-	CHECK(sim.s.groups[1].state == DESYNC_ACTIVE);
+	CHECK(sim.s.groups[1].state == DSCHED_ACTIVE);
 	CHECK(sim.s.groups[1].hold_ns == 0 && sim.s.groups[1].release_ns == t);
 	CHECK(sim_dequeue(&sim, t, NULL, NULL) == 1);
 	/* Its next step is a burst like any other. */
 	sim_enqueue_sender(&sim, 1, 100, t + 20 * MS,
-			   desync_sender_idle(srtt, false, false));
+			   dsched_sender_idle(srtt, false, false));
 	CHECK(sim.s.st.bursts == 1);
 	check_invariants(&sim);
 	sim_free(&sim);
@@ -419,7 +419,7 @@ static void test_hold_ends_at_release(void)
 	sim_init(&sim, 4, 5);
 	sim.s.p.offset_max_ns = 500 * MS;
 	sim_enqueue(&sim, 2, 1000, t);
-	CHECK(sim.s.groups[2].state == DESYNC_HELD);
+	CHECK(sim.s.groups[2].state == DSCHED_HELD);
 	wake = sim.s.groups[2].release_ns;
 	CHECK(wake > t && wake <= t + 500 * MS);
 	sim_enqueue(&sim, 2, 1000, t + 1);
@@ -428,8 +428,8 @@ static void test_hold_ends_at_release(void)
 	sim.s.p.offset_max_ns = 0;
 	sim_enqueue(&sim, 3, 1000, t);
 	CHECK(sim_dequeue(&sim, t, NULL, NULL) == 3);
-	CHECK(sim_dequeue(&sim, t, NULL, NULL) == DESYNC_NONE);
-	CHECK(sim.s.groups[2].state == DESYNC_HELD);
+	CHECK(sim_dequeue(&sim, t, NULL, NULL) == DSCHED_NONE);
+	CHECK(sim.s.groups[2].state == DSCHED_HELD);
 	check_invariants(&sim);
 	sim_free(&sim);
 
@@ -437,7 +437,7 @@ static void test_hold_ends_at_release(void)
 	sim.s.p.offset_max_ns = 500 * MS;
 	sim_enqueue(&sim, 2, 1000, t);
 	wake = sim.s.groups[2].release_ns;
-	CHECK(sim_dequeue(&sim, wake - 1, NULL, NULL) == DESYNC_NONE);
+	CHECK(sim_dequeue(&sim, wake - 1, NULL, NULL) == DSCHED_NONE);
 	CHECK(sim_dequeue(&sim, wake + 5 * MS, &len, &ready) == 2);
 	CHECK(len == 1000);
 	/* A timer late by 5ms: the hold ends when the group really goes,
@@ -459,11 +459,11 @@ static void test_long_hold_counted(void)
 	sim_init(&sim, 4, 5);
 	sim.s.p.offset_max_ns = 500 * MS;
 	sim_enqueue(&sim, 2, 1000, t);
-	CHECK(sim.s.groups[2].state == DESYNC_HELD);
+	CHECK(sim.s.groups[2].state == DSCHED_HELD);
 	CHECK(sim_dequeue(&sim, late, NULL, NULL) == 2);
 	CHECK(sim.s.st.hold_time_ns == late - t);
 	/* The burst began no later than it did. */
-	CHECK(desync_burst_start(&sim.s.groups[2]) <= late - 4000 * MS);
+	CHECK(dsched_burst_start(&sim.s.groups[2]) <= late - 4000 * MS);
 	check_invariants(&sim);
 	sim_free(&sim);
 }
@@ -479,9 +479,9 @@ static void test_hold_limit_releases_early(void)
 	sim.s.p.hold_limit = 8;
 	for (i = 0; i < 7; i++)
 		sim_enqueue(&sim, 1, 100, t + i);
-	CHECK(sim.s.groups[1].state == DESYNC_HELD);
+	CHECK(sim.s.groups[1].state == DSCHED_HELD);
 	sim_enqueue(&sim, 1, 100, t + 7);
-	CHECK(sim.s.groups[1].state == DESYNC_ACTIVE);
+	CHECK(sim.s.groups[1].state == DSCHED_ACTIVE);
 	CHECK(sim.s.st.early_release == 1);
 	CHECK(sim.s.st.hold_time_ns == 7);
 	CHECK(sim_dequeue(&sim, t + 8, NULL, NULL) == 1);
@@ -493,7 +493,7 @@ static void test_hold_limit_releases_early(void)
 	sim.s.p.offset_max_ns = 500 * MS;
 	sim.s.p.hold_limit = 8;
 	sim_enqueue_segs(&sim, 1, 65000, t, 0, 45);
-	CHECK(sim.s.groups[1].state == DESYNC_ACTIVE);
+	CHECK(sim.s.groups[1].state == DSCHED_ACTIVE);
 	CHECK(sim.s.st.early_release == 1);
 	check_invariants(&sim);
 	sim_free(&sim);
@@ -507,7 +507,7 @@ static void test_hold_ends_when_emptied(void)
 {
 	struct sim sim;
 	u64 t = 10 * MS, due;
-	struct desync_group *g;
+	struct dsched_group *g;
 	struct pkt *p;
 	u64 ready;
 	u32 len;
@@ -517,22 +517,22 @@ static void test_hold_ends_when_emptied(void)
 	memset(&ev, 0, sizeof(ev));
 	sim_enqueue(&sim, 1, 100, t);
 	g = &sim.s.groups[1];
-	CHECK(g->state == DESYNC_HELD);
+	CHECK(g->state == DSCHED_HELD);
 	due = g->release_ns;
 	CHECK(due > t + 1 * MS);
 
 	p = g->head;
 	g->head = NULL;
-	desync_remove(&sim.s, 1, 1, t + 100 * US);
+	dsched_remove(&sim.s, 1, 1, t + 100 * US);
 	free(p);
-	CHECK(g->state == DESYNC_IDLE && sim.s.heap_len == 0);
+	CHECK(g->state == DSCHED_IDLE && sim.s.heap_len == 0);
 	CHECK(sim.s.held_segs == 0 && sim.s.groups_held == 0);
 	CHECK(sim.s.st.early_release == 1);
 	CHECK(sim.s.st.hold_time_ns == 100 * US);
 	CHECK(ev.releases == 1 && ev.early == 1 && ev.last_held == 100 * US);
 
 	sim_enqueue(&sim, 1, 100, t + 200 * US);
-	CHECK(g->state == DESYNC_ACTIVE);
+	CHECK(g->state == DSCHED_ACTIVE);
 	CHECK(sim.s.st.bursts == 1);
 	CHECK(g->release_ns <= t + 200 * US);
 	CHECK(sim_dequeue(&sim, t + 300 * US, &len, &ready) == 1);
@@ -548,7 +548,7 @@ static void test_hold_ends_when_emptied(void)
 	due = g->release_ns;
 	p = g->head;
 	g->head = NULL;
-	desync_remove(&sim.s, 1, 1, due + 1 * MS);
+	dsched_remove(&sim.s, 1, 1, due + 1 * MS);
 	free(p);
 	CHECK(sim.s.st.early_release == 0);
 	CHECK(sim.s.st.hold_time_ns == due + 1 * MS - t);
@@ -565,7 +565,7 @@ static void test_offset_bounds_and_distribution(void)
 
 	sim_init(&sim, 1, 7);
 	for (i = 0; i < n; i++) {
-		u64 o = desync_draw_offset(&sim.s);
+		u64 o = dsched_draw_offset(&sim.s);
 
 		CHECK(o <= max);
 		lo = o < lo ? o : lo;
@@ -581,10 +581,10 @@ static void test_offset_bounds_and_distribution(void)
 
 	sim.s.p.offset_max_ns = 0;
 	for (i = 0; i < 1000; i++)
-		CHECK(desync_draw_offset(&sim.s) == 0);
+		CHECK(dsched_draw_offset(&sim.s) == 0);
 	sim.s.p.offset_max_ns = DESYNC_OFFSET_MAX_NS;
 	for (i = 0; i < 100000; i++)
-		CHECK(desync_draw_offset(&sim.s) <= DESYNC_OFFSET_MAX_NS);
+		CHECK(dsched_draw_offset(&sim.s) <= DESYNC_OFFSET_MAX_NS);
 	sim_free(&sim);
 }
 
@@ -601,14 +601,14 @@ static void test_slots(void)
 	for (k = 0; k < 4; k++) {
 		sim.s.p.slot = k;
 		for (i = 0; i < 20000; i++) {
-			u64 o = desync_draw_offset(&sim.s);
+			u64 o = dsched_draw_offset(&sim.s);
 
 			CHECK(o >= k * w && o < (k + 1) * w);
 		}
 	}
 	sim.s.p.slot = DESYNC_SLOT_RANDOM;
 	for (i = 0; i < 40000; i++) {
-		u64 o = desync_draw_offset(&sim.s);
+		u64 o = dsched_draw_offset(&sim.s);
 
 		CHECK(o < 4 * w);
 		counts[o / w]++;
@@ -619,7 +619,7 @@ static void test_slots(void)
 	sim.s.p.offset_max_ns = 3;
 	sim.s.p.slots = 8;
 	sim.s.p.slot = 7;
-	CHECK(desync_draw_offset(&sim.s) == 0);
+	CHECK(dsched_draw_offset(&sim.s) == 0);
 	sim_free(&sim);
 }
 
@@ -634,10 +634,10 @@ static void test_slot_per_start(void)
 	sim.s.p.slots = 4;
 	sim.s.p.slot = 0;
 	for (i = 0; i < 64; i++) {
-		struct desync_group *g = &sim.s.groups[i];
+		struct dsched_group *g = &sim.s.groups[i];
 
-		desync_enqueue_slot(&sim.s, i, 1 * MS, 0, 1, i & 1 ? 3 : DESYNC_SLOT_RANDOM);
-		CHECK(g->state == DESYNC_HELD);
+		dsched_enqueue_slot(&sim.s, i, 1 * MS, 0, 1, i & 1 ? 3 : DESYNC_SLOT_RANDOM);
+		CHECK(g->state == DSCHED_HELD);
 		if (i & 1)
 			CHECK(g->hold_ns >= 300 * MS && g->hold_ns < 400 * MS);
 		else
@@ -652,7 +652,7 @@ static void test_slot_per_start(void)
 	sim.s.p.offset_max_ns = 400 * MS;
 	sim.s.p.slots = 4;
 	sim.s.p.slot = 1;
-	desync_enqueue_sender(&sim.s, 0, 1 * MS, 0, 1);
+	dsched_enqueue_sender(&sim.s, 0, 1 * MS, 0, 1);
 	CHECK(sim.s.groups[0].hold_ns >= 100 * MS && sim.s.groups[0].hold_ns < 200 * MS);
 	sim_free(&sim);
 }
@@ -674,7 +674,7 @@ static void test_held_bound(void)
 	sim.s.p.held_max = 100;
 	for (i = 0; i < 1000; i++) {
 		sim_enqueue(&sim, i, 1000, 1 * MS);
-		due[i] = sim.s.groups[i].state == DESYNC_HELD ?
+		due[i] = sim.s.groups[i].state == DSCHED_HELD ?
 			 sim.s.groups[i].release_ns : 0;
 		CHECK(sim.s.held_segs <= 100);
 		check_invariants(&sim);
@@ -684,11 +684,11 @@ static void test_held_bound(void)
 	CHECK(sim.s.st.bursts == 1000);
 	/* The holds that went early were due before every one still held. */
 	for (i = 0; i < 1000; i++)
-		if (sim.s.groups[i].state == DESYNC_HELD &&
+		if (sim.s.groups[i].state == DSCHED_HELD &&
 		    sim.s.groups[i].release_ns < first_due)
 			first_due = sim.s.groups[i].release_ns;
 	for (i = 0; i < 1000; i++) {
-		if (sim.s.groups[i].state != DESYNC_ACTIVE)
+		if (sim.s.groups[i].state != DSCHED_ACTIVE)
 			continue;
 		early++;
 		/* due 0: it was the earliest at its own start and went at once. */
@@ -697,7 +697,7 @@ static void test_held_bound(void)
 	CHECK(early == 900);
 	/* A lower bound applies to what is held already. */
 	sim.s.p.held_max = 10;
-	desync_apply_params(&sim.s, 2 * MS);
+	dsched_apply_params(&sim.s, 2 * MS);
 	CHECK(sim.s.groups_held == 10 && sim.s.held_segs == 10);
 	check_invariants(&sim);
 	sim_free(&sim);
@@ -713,7 +713,7 @@ static void test_events(void)
 	sim.s.p.offset_max_ns = 400 * MS;
 	sim.s.p.slots = 4;
 	for (i = 0; i < 8; i++) {
-		desync_enqueue_slot(&sim.s, i, 1 * MS, 0, 1, i < 4 ? i : DESYNC_SLOT_RANDOM);
+		dsched_enqueue_slot(&sim.s, i, 1 * MS, 0, 1, i < 4 ? i : DESYNC_SLOT_RANDOM);
 		CHECK(ev.bursts == i + 1 && ev.last_idx == i);
 		CHECK(ev.last_offset == sim.s.groups[i].hold_ns);
 		CHECK(ev.last_slot == ev.last_offset / (100 * MS));
@@ -722,11 +722,11 @@ static void test_events(void)
 	}
 	/* hold_limit ends one hold early. */
 	sim.s.p.hold_limit = 2;
-	desync_enqueue_slot(&sim.s, 7, 2 * MS, 0, 1, 0);
+	dsched_enqueue_slot(&sim.s, 7, 2 * MS, 0, 1, 0);
 	CHECK(ev.releases == 1 && ev.early == 1);
 	CHECK(ev.early == sim.s.st.early_release);
 	/* The timer ends the rest on time; the holds add up to hold_time. */
-	desync_wake_due(&sim.s, 1 * MS + 400 * MS);
+	dsched_wake_due(&sim.s, 1 * MS + 400 * MS);
 	CHECK(ev.releases == 8 && ev.early == 1);
 	CHECK(ev.held_sum == sim.s.st.hold_time_ns);
 	sim_free(&sim);
@@ -735,7 +735,7 @@ static void test_events(void)
 	memset(&ev, 0, sizeof(ev));
 	sim_init(&sim, 1, 11);
 	sim.s.p.offset_max_ns = 0;
-	desync_enqueue_sender(&sim.s, 0, 1 * MS, 0, 1);
+	dsched_enqueue_sender(&sim.s, 0, 1 * MS, 0, 1);
 	CHECK(ev.bursts == 1 && ev.last_offset == 0 && ev.last_slot == 0);
 	CHECK(ev.releases == 0);
 	sim_free(&sim);
@@ -750,16 +750,16 @@ static void test_seed_determinism(void)
 	sim_init(&b, 1, 42);
 	sim_init(&c, 1, 43);
 	for (i = 0; i < 1000; i++) {
-		u64 oa = desync_draw_offset(&a.s);
+		u64 oa = dsched_draw_offset(&a.s);
 
-		CHECK(oa == desync_draw_offset(&b.s));
-		same_c += oa == desync_draw_offset(&c.s);
+		CHECK(oa == dsched_draw_offset(&b.s));
+		same_c += oa == dsched_draw_offset(&c.s);
 	}
 	CHECK(same_c < 5);
 	/* Reseeding restarts the sequence. */
-	desync_seed(&a.s, 42);
-	desync_seed(&b.s, 42);
-	CHECK(desync_draw_offset(&a.s) == desync_draw_offset(&b.s));
+	dsched_seed(&a.s, 42);
+	dsched_seed(&b.s, 42);
+	CHECK(dsched_draw_offset(&a.s) == dsched_draw_offset(&b.s));
 	sim_free(&a);
 	sim_free(&b);
 	sim_free(&c);
@@ -772,13 +772,13 @@ static void test_marking(void)
 	u32 len;
 
 	sim_init(&sim, 4, 9);
-	CHECK(!desync_should_mark(&sim.s, t + 1 * MS, t, false));
-	CHECK(desync_should_mark(&sim.s, t + 1 * MS + 1, t, false));
-	CHECK(!desync_should_mark(&sim.s, t, t + 5 * MS, false));
+	CHECK(!dsched_should_mark(&sim.s, t + 1 * MS, t, false));
+	CHECK(dsched_should_mark(&sim.s, t + 1 * MS + 1, t, false));
+	CHECK(!dsched_should_mark(&sim.s, t, t + 5 * MS, false));
 	/* Marked at enqueue for its backlog: not marked, or counted, again. */
-	CHECK(!desync_should_mark(&sim.s, t + 1000 * MS, t, true));
+	CHECK(!dsched_should_mark(&sim.s, t + 1000 * MS, t, true));
 	sim.s.p.ce_threshold_ns = 0;
-	CHECK(!desync_should_mark(&sim.s, t + 1000 * MS, t, false));
+	CHECK(!dsched_should_mark(&sim.s, t + 1000 * MS, t, false));
 	sim.s.p.ce_threshold_ns = 1 * MS;
 
 	/* A packet held for 300ms and sent right at release: not marked. */
@@ -788,11 +788,11 @@ static void test_marking(void)
 	wake = sim.s.groups[0].release_ns;
 	CHECK(wake - t > 1 * MS);
 	CHECK(sim_dequeue(&sim, wake + 100 * US, &len, &ready) == 0);
-	CHECK(!desync_should_mark(&sim.s, wake + 100 * US, ready, false));
+	CHECK(!dsched_should_mark(&sim.s, wake + 100 * US, ready, false));
 	/* Still queued 1ms after the release: marked. */
 	CHECK(sim_dequeue(&sim, wake + 1100 * US + 1, &len, &ready) == 0);
 	CHECK(ready == wake + 100 * US);
-	CHECK(desync_should_mark(&sim.s, wake + 1100 * US + 1, ready, false));
+	CHECK(dsched_should_mark(&sim.s, wake + 1100 * US + 1, ready, false));
 	sim_free(&sim);
 }
 
@@ -810,21 +810,21 @@ static void test_backlog_marking(void)
 	sim.s.p.ce_backlog = 4;
 	sim.s.p.offset_max_ns = 500 * MS;
 	for (i = 0; i < 4; i++) {
-		CHECK(!desync_backlog_mark(&sim.s, 0));
+		CHECK(!dsched_backlog_mark(&sim.s, 0));
 		sim_enqueue(&sim, 0, 1500, t);
 	}
-	CHECK(sim.s.groups[0].state == DESYNC_HELD);
-	CHECK(desync_backlog_mark(&sim.s, 0));
-	CHECK(!desync_backlog_mark(&sim.s, 1));
+	CHECK(sim.s.groups[0].state == DSCHED_HELD);
+	CHECK(dsched_backlog_mark(&sim.s, 0));
+	CHECK(!dsched_backlog_mark(&sim.s, 1));
 	sim_enqueue_segs(&sim, 1, 3 * 1448, t, 0, 3);
-	CHECK(!desync_backlog_mark(&sim.s, 1));
+	CHECK(!dsched_backlog_mark(&sim.s, 1));
 	sim_enqueue_segs(&sim, 1, 45 * 1448, t, 0, 45);
-	CHECK(desync_backlog_mark(&sim.s, 1));
+	CHECK(dsched_backlog_mark(&sim.s, 1));
 	/* Once the group drains below the threshold, no more marks. */
 	CHECK(sim_dequeue(&sim, sim.s.groups[0].release_ns, NULL, NULL) == 0);
-	CHECK(!desync_backlog_mark(&sim.s, 0));
+	CHECK(!dsched_backlog_mark(&sim.s, 0));
 	sim.s.p.ce_backlog = 0;
-	CHECK(!desync_backlog_mark(&sim.s, 1));
+	CHECK(!dsched_backlog_mark(&sim.s, 1));
 	check_invariants(&sim);
 	sim_free(&sim);
 }
@@ -834,9 +834,9 @@ static void test_time_wraparound(void)
 	struct sim sim;
 	u64 t = ~0ULL - 1 * MS, wake;
 
-	CHECK(desync_time_before(~0ULL, 5));
-	CHECK(!desync_time_before(5, ~0ULL));
-	CHECK(desync_time_max(~0ULL - 10, 10) == 10);
+	CHECK(dsched_time_before(~0ULL, 5));
+	CHECK(!dsched_time_before(5, ~0ULL));
+	CHECK(dsched_time_max(~0ULL - 10, 10) == 10);
 
 	sim_init(&sim, 8, 10);
 	sim.s.p.offset_max_ns = 100 * MS;
@@ -844,11 +844,11 @@ static void test_time_wraparound(void)
 	wake = sim.s.groups[1].release_ns;	/* past the wrap */
 	sim_enqueue(&sim, 2, 100, t + 50 * MS);
 	check_invariants(&sim);
-	CHECK(sim_dequeue(&sim, t + 200 * MS, NULL, NULL) != DESYNC_NONE);
-	CHECK(sim_dequeue(&sim, t + 200 * MS, NULL, NULL) != DESYNC_NONE);
+	CHECK(sim_dequeue(&sim, t + 200 * MS, NULL, NULL) != DSCHED_NONE);
+	CHECK(sim_dequeue(&sim, t + 200 * MS, NULL, NULL) != DSCHED_NONE);
 	/* Both holds ended at that dequeue, across the wrap. */
 	CHECK(sim.s.st.hold_time_ns == 200 * MS + 150 * MS);
-	CHECK(desync_time_before(t, wake));
+	CHECK(dsched_time_before(t, wake));
 	/* Idle measured across the wrap: emptied at t + 200ms, 3ms ago. */
 	sim.s.p.offset_max_ns = 0;
 	sim_enqueue(&sim, 1, 100, t + 203 * MS);
@@ -876,7 +876,7 @@ static void test_heap_against_model(void)
 	sim.s.p.hold_limit = 5;
 	sim.s.p.held_max = 40;
 	for (step = 0; step < 20000; step++) {
-		u32 r = (u32)desync_rand_next(&seed);
+		u32 r = (u32)dsched_rand_next(&seed);
 		u32 idx = r % 64;
 
 		t += (r >> 8) % (200 * US);
@@ -890,13 +890,13 @@ static void test_heap_against_model(void)
 			break;
 		case 3:
 		case 4: {
-			struct desync_group *g = &sim.s.groups[idx];
+			struct dsched_group *g = &sim.s.groups[idx];
 			struct pkt *p = g->head;
 
 			if (!p)
 				break;
 			g->head = p->next;
-			desync_remove(&sim.s, idx, 1, t);
+			dsched_remove(&sim.s, idx, 1, t);
 			free(p);
 			break;
 		}
@@ -910,10 +910,10 @@ static void test_heap_against_model(void)
 			struct pkt *p = sim.s.groups[i].head;
 
 			sim.s.groups[i].head = p->next;
-			desync_remove(&sim.s, i, 1, t);
+			dsched_remove(&sim.s, i, 1, t);
 			free(p);
 		}
-	CHECK(sim.s.heap_len == 0 && sim.s.rr_head == DESYNC_NONE);
+	CHECK(sim.s.heap_len == 0 && sim.s.rr_head == DSCHED_NONE);
 	check_invariants(&sim);
 	sim_free(&sim);
 }
@@ -957,10 +957,10 @@ static void test_drr_giant_packet(void)
 	q = sim.s.p.quantum;
 	sim_enqueue(&sim, 0, 100, t);
 	sim_enqueue(&sim, 0, 100, t);
-	CHECK(desync_pick(&sim.s) == 0);
+	CHECK(dsched_pick(&sim.s) == 0);
 	debt = (s64)sim.s.groups[0].credit - 0xffffffffLL;
-	desync_dequeue(&sim.s, 0, 0xffffffffU, 1, t);
-	CHECK(desync_pick(&sim.s) == 0);
+	dsched_dequeue(&sim.s, 0, 0xffffffffU, 1, t);
+	CHECK(dsched_pick(&sim.s) == 0);
 	/* Alone on the list, it goes again after ceil((1 - debt) / q) rounds. */
 	CHECK(sim.s.groups[0].credit == debt +
 	      (s64)(((u64)(1 - debt) + q - 1) / q * q));
@@ -971,7 +971,7 @@ static void test_drr_giant_packet(void)
 	sim_enqueue(&sim, 1, 100, t);
 	sim.s.groups[0].credit = -(s64)(1000 * q);
 	sim.s.groups[1].credit = -(s64)(10 * q);
-	idx = desync_pick(&sim.s);
+	idx = dsched_pick(&sim.s);
 	CHECK(idx == 1);
 	CHECK(sim.s.groups[1].credit > 0);
 	CHECK(sim.s.groups[0].credit <= 0);
@@ -983,63 +983,63 @@ static void test_drr_giant_packet(void)
 static void test_bypass_decisions(void)
 {
 	struct sim sim;
-	struct desync_pkt pk = { .payload = 100, .has_dst = 1 };
+	struct dsched_pkt pk = { .payload = 100, .has_dst = 1 };
 
 	sim_init(&sim, 1, 22);
 	sim.s.p.bypass_prio = 1ULL << 4 | 1ULL << 63;
-	CHECK(!desync_bypass(&sim.s, &pk));
-	pk.prio = DESYNC_PRIO_CONTROL;
-	CHECK(desync_bypass(&sim.s, &pk));
+	CHECK(!dsched_bypass(&sim.s, &pk));
+	pk.prio = DSCHED_PRIO_CONTROL;
+	CHECK(dsched_bypass(&sim.s, &pk));
 	/* TC_PRIO_CONTROL in the low bits of a major:minor priority too. */
-	pk.prio = 0x10000 | DESYNC_PRIO_CONTROL;
-	CHECK(desync_bypass(&sim.s, &pk));
+	pk.prio = 0x10000 | DSCHED_PRIO_CONTROL;
+	CHECK(dsched_bypass(&sim.s, &pk));
 	pk.prio = 4;
-	CHECK(desync_bypass(&sim.s, &pk));
+	CHECK(dsched_bypass(&sim.s, &pk));
 	pk.prio = 63;
-	CHECK(desync_bypass(&sim.s, &pk));
+	CHECK(dsched_bypass(&sim.s, &pk));
 	pk.prio = 64 + 4;
-	CHECK(!desync_bypass(&sim.s, &pk));
+	CHECK(!dsched_bypass(&sim.s, &pk));
 	pk.prio = 5;
-	CHECK(!desync_bypass(&sim.s, &pk));
+	CHECK(!dsched_bypass(&sim.s, &pk));
 	/* No payload: a pure ACK or empty datagram goes ahead. */
 	pk.payload = 0;
-	CHECK(desync_bypass(&sim.s, &pk));
+	CHECK(dsched_bypass(&sim.s, &pk));
 	pk.tcp_flags = 0x10;			/* ACK */
-	CHECK(desync_bypass(&sim.s, &pk));
+	CHECK(dsched_bypass(&sim.s, &pk));
 	/* A FIN or RST goes ahead of nothing: fine while its group is empty... */
 	pk.tcp_flags = 0x11;			/* FIN ACK */
-	CHECK(desync_bypass(&sim.s, &pk));
+	CHECK(dsched_bypass(&sim.s, &pk));
 	/*
 	 * ...unless it is stamped for later: its data may be waiting for a
 	 * departure time outside the group.  A pure ACK still goes.
 	 */
 	pk.later = 1;
-	CHECK(!desync_bypass(&sim.s, &pk));
-	CHECK(desync_waits_for_stamp(&sim.s, &pk));
-	pk.tcp_flags = DESYNC_TCP_RST;
-	CHECK(!desync_bypass(&sim.s, &pk));
-	CHECK(desync_waits_for_stamp(&sim.s, &pk));
+	CHECK(!dsched_bypass(&sim.s, &pk));
+	CHECK(dsched_waits_for_stamp(&sim.s, &pk));
+	pk.tcp_flags = DSCHED_TCP_RST;
+	CHECK(!dsched_bypass(&sim.s, &pk));
+	CHECK(dsched_waits_for_stamp(&sim.s, &pk));
 	pk.tcp_flags = 0x10;
-	CHECK(desync_bypass(&sim.s, &pk));
-	CHECK(!desync_waits_for_stamp(&sim.s, &pk));
+	CHECK(dsched_bypass(&sim.s, &pk));
+	CHECK(!dsched_waits_for_stamp(&sim.s, &pk));
 	pk.later = 0;
 	pk.tcp_flags = 0x11;
-	CHECK(!desync_waits_for_stamp(&sim.s, &pk));
+	CHECK(!dsched_waits_for_stamp(&sim.s, &pk));
 	/* ...but it stays behind its connection's queued data. */
 	sim.s.p.offset_max_ns = 500 * MS;
-	sim_enqueue(&sim, desync_classify(&sim.s, &pk), 1000, 10 * MS);
-	CHECK(!desync_bypass(&sim.s, &pk));
+	sim_enqueue(&sim, dsched_classify(&sim.s, &pk), 1000, 10 * MS);
+	CHECK(!dsched_bypass(&sim.s, &pk));
 	pk.later = 1;
-	CHECK(!desync_waits_for_stamp(&sim.s, &pk));
+	CHECK(!dsched_waits_for_stamp(&sim.s, &pk));
 	pk.later = 0;
-	pk.tcp_flags = DESYNC_TCP_RST;
-	CHECK(!desync_bypass(&sim.s, &pk));
+	pk.tcp_flags = DSCHED_TCP_RST;
+	CHECK(!dsched_bypass(&sim.s, &pk));
 	pk.tcp_flags = 0x10;
-	CHECK(desync_bypass(&sim.s, &pk));
+	CHECK(dsched_bypass(&sim.s, &pk));
 	/* Unknown payload is data. */
 	pk.tcp_flags = 0;
 	pk.payload = -1;
-	CHECK(!desync_bypass(&sim.s, &pk));
+	CHECK(!dsched_bypass(&sim.s, &pk));
 	sim_free(&sim);
 }
 
@@ -1051,25 +1051,25 @@ static void test_bypass_share(void)
 	u32 i;
 
 	sim_init(&sim, 1, 23);
-	CHECK(desync_bypass_ahead(&sim.s));
+	CHECK(dsched_bypass_ahead(&sim.s));
 	for (i = 0; i < 100000; i++) {
-		if (desync_bypass_ahead(&sim.s)) {
-			desync_bypass_spent(&sim.s, 60);	/* empty UDP */
+		if (dsched_bypass_ahead(&sim.s)) {
+			dsched_bypass_spent(&sim.s, 60);	/* empty UDP */
 			bypass += 60;
 		} else {
-			desync_bypass_earn(&sim.s, 1500);
+			dsched_bypass_earn(&sim.s, 1500);
 			groups += 1500;
 		}
 	}
 	printf("# bypass %llu bytes, groups %llu bytes\n", bypass, groups);
-	CHECK(bypass <= DESYNC_BYPASS_SHARE * groups + DESYNC_BYPASS_BURST);
-	CHECK(bypass + 60 >= DESYNC_BYPASS_SHARE * groups);
+	CHECK(bypass <= DSCHED_BYPASS_SHARE * groups + DSCHED_BYPASS_BURST);
+	CHECK(bypass + 60 >= DSCHED_BYPASS_SHARE * groups);
 	/* Credit never piles up beyond the burst while the groups send alone. */
 	for (i = 0; i < 1000; i++)
-		desync_bypass_earn(&sim.s, 1500);
-	CHECK(sim.s.bypass_credit == DESYNC_BYPASS_BURST);
-	CHECK(desync_share_fits(0, 2500, 10000));
-	CHECK(!desync_share_fits(2500, 1, 10000));
+		dsched_bypass_earn(&sim.s, 1500);
+	CHECK(sim.s.bypass_credit == DSCHED_BYPASS_BURST);
+	CHECK(dsched_share_fits(0, 2500, 10000));
+	CHECK(!dsched_share_fits(2500, 1, 10000));
 	sim_free(&sim);
 }
 
@@ -1080,35 +1080,35 @@ static void test_bypass_share(void)
  */
 static void test_limit_fits(void)
 {
-	CHECK(desync_limit_fits(0, 45, 40));
-	CHECK(!desync_limit_fits(1, 45, 40));
-	CHECK(desync_limit_fits(39, 1, 40));
-	CHECK(!desync_limit_fits(40, 1, 40));
-	CHECK(!desync_limit_fits(~0U, 2, ~0U));
-	CHECK(desync_share_fits(0, 1, 3));
-	CHECK(!desync_share_fits(1, 1, 3));
+	CHECK(dsched_limit_fits(0, 45, 40));
+	CHECK(!dsched_limit_fits(1, 45, 40));
+	CHECK(dsched_limit_fits(39, 1, 40));
+	CHECK(!dsched_limit_fits(40, 1, 40));
+	CHECK(!dsched_limit_fits(~0U, 2, ~0U));
+	CHECK(dsched_share_fits(0, 1, 3));
+	CHECK(!dsched_share_fits(1, 1, 3));
 	/* The bypass FIFO and the packets stamped ahead: a quarter of limit each. */
-	CHECK(desync_share_fits(0, 64, 100));
-	CHECK(desync_share_fits(24, 1, 100));
-	CHECK(!desync_share_fits(25, 1, 100));
-	CHECK(!desync_share_fits(2500, 1, 10000));
-	CHECK(!desync_share_fits(1, 25, 100));
+	CHECK(dsched_share_fits(0, 64, 100));
+	CHECK(dsched_share_fits(24, 1, 100));
+	CHECK(!dsched_share_fits(25, 1, 100));
+	CHECK(!dsched_share_fits(2500, 1, 10000));
+	CHECK(!dsched_share_fits(1, 25, 100));
 }
 
-/* desync_timer_range()'s end, found the slow way: every hold's own. */
-static u64 holds_end_slow(const struct desync_sched *s)
+/* dsched_timer_range()'s end, found the slow way: every hold's own. */
+static u64 holds_end_slow(const struct dsched *s)
 {
 	u64 end = ~0ULL;
 	u32 i;
 
 	for (i = 0; i < s->heap_len; i++) {
-		const struct desync_group *g = &s->groups[s->heap[i]];
+		const struct dsched_group *g = &s->groups[s->heap[i]];
 		u32 slack = g->hold_ns / 16;
 
 		if (slack > s->hold_slack_ns)
 			slack = s->hold_slack_ns;
-		if (slack < DESYNC_TIMER_SLACK_NS)
-			slack = DESYNC_TIMER_SLACK_NS;
+		if (slack < DSCHED_TIMER_SLACK_NS)
+			slack = DSCHED_TIMER_SLACK_NS;
 		if (g->release_ns + slack < end)
 			end = g->release_ns + slack;
 	}
@@ -1118,10 +1118,10 @@ static u64 holds_end_slow(const struct desync_sched *s)
 /* Move HELD group @idx to a hold of @hold_ns due at @due. */
 static void set_hold(struct sim *sim, u32 idx, u64 due, u32 hold_ns)
 {
-	desync_heap_remove(&sim->s, idx);
+	dsched_heap_remove(&sim->s, idx);
 	sim->s.groups[idx].release_ns = due;
 	sim->s.groups[idx].hold_ns = hold_ns;
-	desync_heap_push(&sim->s, idx);
+	dsched_heap_push(&sim->s, idx);
 }
 
 /*
@@ -1136,18 +1136,18 @@ static void test_timer_range_every_hold(void)
 
 	sim_init(&sim, 4, 24);
 	sim.s.p.offset_max_ns = 1000 * MS;
-	desync_set_hold_slack(&sim.s);
+	dsched_set_hold_slack(&sim.s);
 	sim_enqueue(&sim, 0, 100, t);
 	sim_enqueue(&sim, 1, 100, t);
 	CHECK(sim.s.heap_len == 2);
 	set_hold(&sim, 0, t + 909 * MS, 909 * MS);
 	set_hold(&sim, 1, t + 910 * MS, 157 * US);
-	CHECK(desync_timer_range(&sim.s, false, 0, &start, &end));
+	CHECK(dsched_timer_range(&sim.s, false, 0, &start, &end));
 	CHECK(start == t + 909 * MS);
-	CHECK(end == t + 910 * MS + DESYNC_TIMER_SLACK_NS);
+	CHECK(end == t + 910 * MS + DSCHED_TIMER_SLACK_NS);
 	/* Due after the long hold's slack, it changes nothing. */
 	set_hold(&sim, 1, t + 1000 * MS, 157 * US);
-	CHECK(desync_timer_range(&sim.s, false, 0, &start, &end));
+	CHECK(dsched_timer_range(&sim.s, false, 0, &start, &end));
 	CHECK(end == t + 909 * MS + 909 * MS / 16);
 	sim_free(&sim);
 
@@ -1158,16 +1158,16 @@ static void test_timer_range_every_hold(void)
 	sim_init(&sim, 256, 25);
 	sim.s.p.offset_max_ns = 1000 * MS;
 	sim.s.p.hold_limit = 100000;
-	desync_set_hold_slack(&sim.s);
+	dsched_set_hold_slack(&sim.s);
 	for (i = 0; i < 256; i++) {
 		sim_enqueue(&sim, i, 100, t);
-		if (sim.s.groups[i].state == DESYNC_HELD)
+		if (sim.s.groups[i].state == DSCHED_HELD)
 			set_hold(&sim, i, t + 500 * MS + i, 400 * MS);
 	}
-	CHECK(sim.s.heap_len > DESYNC_TIMER_WALK);
-	CHECK(desync_timer_range(&sim.s, false, 0, &start, &end));
+	CHECK(sim.s.heap_len > DSCHED_TIMER_WALK);
+	CHECK(dsched_timer_range(&sim.s, false, 0, &start, &end));
 	CHECK(start == sim.s.groups[sim.s.heap[0]].release_ns);
-	CHECK(end == start + DESYNC_TIMER_SLACK_NS);
+	CHECK(end == start + DSCHED_TIMER_SLACK_NS);
 	CHECK(end <= holds_end_slow(&sim.s));
 	sim_free(&sim);
 
@@ -1177,13 +1177,13 @@ static void test_timer_range_every_hold(void)
 		sim.s.p.offset_max_ns = (round % 2 ? 4 : 1000) * MS;
 		sim.s.p.slots = 1 + round % 4;
 		sim.s.p.hold_limit = 100000;
-		desync_set_hold_slack(&sim.s);
+		dsched_set_hold_slack(&sim.s);
 		for (i = 0; i < 512; i++) {
 			x ^= x << 13;
 			x ^= x >> 7;
 			x ^= x << 17;
 			sim_enqueue(&sim, i, 100, t + i * 10 * US);
-			if (sim.s.groups[i].state == DESYNC_HELD && x % 3 == 0) {
+			if (sim.s.groups[i].state == DSCHED_HELD && x % 3 == 0) {
 				/* Some short holds due among the long ones. */
 				due = sim.s.groups[i].release_ns;
 				set_hold(&sim, i, due, (u32)(x >> 40) % (200 * US));
@@ -1191,10 +1191,10 @@ static void test_timer_range_every_hold(void)
 			if (!sim.s.heap_len)
 				continue;
 			arms++;
-			CHECK(desync_timer_range(&sim.s, false, 0, &start, &end));
+			CHECK(dsched_timer_range(&sim.s, false, 0, &start, &end));
 			slow = holds_end_slow(&sim.s);
 			CHECK(end <= slow);
-			CHECK(end == slow || end == start + DESYNC_TIMER_SLACK_NS);
+			CHECK(end == slow || end == start + DSCHED_TIMER_SLACK_NS);
 			exact += end == slow;
 			if (checks_failed)
 				break;
@@ -1217,37 +1217,37 @@ static void test_timer_range(void)
 
 	sim_init(&sim, 4, 24);
 	sim.s.p.offset_max_ns = 1000 * MS;
-	desync_set_hold_slack(&sim.s);
+	dsched_set_hold_slack(&sim.s);
 	CHECK(sim.s.hold_slack_ns == 62500 * US);
-	CHECK(!desync_timer_range(&sim.s, false, 0, &start, &end));
-	CHECK(desync_timer_range(&sim.s, true, t, &start, &end));
-	CHECK(start == t && end == t + DESYNC_TIMER_SLACK_NS);
+	CHECK(!dsched_timer_range(&sim.s, false, 0, &start, &end));
+	CHECK(dsched_timer_range(&sim.s, true, t, &start, &end));
+	CHECK(start == t && end == t + DSCHED_TIMER_SLACK_NS);
 
 	sim_enqueue(&sim, 0, 100, t);
 	due = sim.s.groups[0].release_ns;
 	/* A hold below the whole window: 1/16 of the hold itself. */
 	slack = sim.s.groups[0].hold_ns / 16;
 	CHECK(slack > 5 * MS && slack < 62500 * US);
-	CHECK(desync_timer_range(&sim.s, false, 0, &start, &end));
+	CHECK(dsched_timer_range(&sim.s, false, 0, &start, &end));
 	CHECK(start == due && end == due + slack);
 	/* A departure inside the hold's slack narrows it to 10us. */
-	CHECK(desync_timer_range(&sim.s, true, due + 5 * MS, &start, &end));
-	CHECK(start == due && end == due + 5 * MS + DESYNC_TIMER_SLACK_NS);
+	CHECK(dsched_timer_range(&sim.s, true, due + 5 * MS, &start, &end));
+	CHECK(start == due && end == due + 5 * MS + DSCHED_TIMER_SLACK_NS);
 	/* One before the hold comes first. */
-	CHECK(desync_timer_range(&sim.s, true, due - 5 * MS, &start, &end));
+	CHECK(dsched_timer_range(&sim.s, true, due - 5 * MS, &start, &end));
 	CHECK(start == due - 5 * MS &&
-	      end == due - 5 * MS + DESYNC_TIMER_SLACK_NS);
+	      end == due - 5 * MS + DSCHED_TIMER_SLACK_NS);
 	/* One after the slack changes nothing. */
-	CHECK(desync_timer_range(&sim.s, true, due + 100 * MS, &start, &end));
+	CHECK(dsched_timer_range(&sim.s, true, due + 100 * MS, &start, &end));
 	CHECK(start == due && end == due + slack);
 	/* A hold longer than the window allows is capped by the window's. */
 	sim.s.groups[0].hold_ns = 4000 * MS;
-	CHECK(desync_timer_range(&sim.s, false, 0, &start, &end));
+	CHECK(dsched_timer_range(&sim.s, false, 0, &start, &end));
 	CHECK(start == due && end == due + 62500 * US);
 	/* Tiny windows keep EDT precision as the floor. */
 	sim.s.p.offset_max_ns = 100 * US;
-	desync_set_hold_slack(&sim.s);
-	CHECK(sim.s.hold_slack_ns == DESYNC_TIMER_SLACK_NS);
+	dsched_set_hold_slack(&sim.s);
+	CHECK(sim.s.hold_slack_ns == DSCHED_TIMER_SLACK_NS);
 	sim_free(&sim);
 
 	/*
@@ -1258,15 +1258,15 @@ static void test_timer_range(void)
 	sim.s.p.offset_max_ns = 1000 * MS;
 	sim.s.p.idle_ns = 1 * MS;
 	sim.s.p.spread = 65536 / 10;
-	desync_set_hold_slack(&sim.s);
-	sim.s.groups[1].flags |= DESYNC_G_SEEN;
+	dsched_set_hold_slack(&sim.s);
+	sim.s.groups[1].flags |= DSCHED_G_SEEN;
 	sim.s.groups[1].release_ns = t;
 	sim.s.groups[1].last_active_ns = t + 2 * MS;
-	CHECK(desync_window(&sim.s, &sim.s.groups[1]) <= 200 * US);
+	CHECK(dsched_window(&sim.s, &sim.s.groups[1]) <= 200 * US);
 	sim_enqueue(&sim, 1, 100, t + 10 * MS);
-	CHECK(sim.s.groups[1].state == DESYNC_HELD);
+	CHECK(sim.s.groups[1].state == DSCHED_HELD);
 	due = sim.s.groups[1].release_ns;
-	CHECK(desync_timer_range(&sim.s, false, 0, &start, &end));
+	CHECK(dsched_timer_range(&sim.s, false, 0, &start, &end));
 	CHECK(start == due && end - start <= 12500);
 	sim_free(&sim);
 }
@@ -1283,7 +1283,7 @@ static void test_spread_window(void)
 	sim.s.p.idle_ns = 1 * MS;
 	sim.s.p.spread = 65536 / 4;
 	/* No history: a quarter of offset_max. */
-	CHECK(desync_window(&sim.s, &sim.s.groups[0]) == 5 * MS);
+	CHECK(dsched_window(&sim.s, &sim.s.groups[0]) == 5 * MS);
 	/* A burst that flows for 8ms (released, then fed every 0.5ms). */
 	sim.s.p.offset_max_ns = 0;
 	sim_enqueue(&sim, 0, 1000, t);
@@ -1293,13 +1293,13 @@ static void test_spread_window(void)
 	}
 	sim_dequeue(&sim, t + 8 * MS, NULL, NULL);
 	CHECK(sim.s.st.bursts == 1);
-	CHECK(sim.s.groups[0].state == DESYNC_IDLE);
+	CHECK(sim.s.groups[0].state == DSCHED_IDLE);
 	sim.s.p.offset_max_ns = 20 * MS;
-	CHECK(desync_window(&sim.s, &sim.s.groups[0]) == 2 * MS);
+	CHECK(dsched_window(&sim.s, &sim.s.groups[0]) == 2 * MS);
 	for (i = 0; i < 1000; i++) {
 		u32 slot = sim.s.p.slot;
 
-		o = desync_draw_offset_in(&sim.s, desync_window(&sim.s, &sim.s.groups[0]),
+		o = dsched_draw_offset_in(&sim.s, dsched_window(&sim.s, &sim.s.groups[0]),
 					  &slot);
 		max = o > max ? o : max;
 	}
@@ -1307,17 +1307,17 @@ static void test_spread_window(void)
 	/* The next burst is held within it. */
 	sim_enqueue(&sim, 0, 1000, t + 20 * MS);
 	CHECK(sim.s.st.bursts == 2);
-	CHECK(sim.s.groups[0].state != DESYNC_HELD ||
+	CHECK(sim.s.groups[0].state != DSCHED_HELD ||
 	      sim.s.groups[0].release_ns <= t + 22 * MS);
 	/* offset_max caps the window; spread 0 is the fixed window. */
 	sim.s.p.offset_max_ns = 1 * MS;
-	CHECK(desync_window(&sim.s, &sim.s.groups[1]) == 1 * MS / 4);
-	sim.s.groups[1].flags |= DESYNC_G_SEEN;
+	CHECK(dsched_window(&sim.s, &sim.s.groups[1]) == 1 * MS / 4);
+	sim.s.groups[1].flags |= DSCHED_G_SEEN;
 	sim.s.groups[1].release_ns = t;
 	sim.s.groups[1].last_active_ns = t + 100 * MS;
-	CHECK(desync_window(&sim.s, &sim.s.groups[1]) == 1 * MS);
+	CHECK(dsched_window(&sim.s, &sim.s.groups[1]) == 1 * MS);
 	sim.s.p.spread = 0;
-	CHECK(desync_window(&sim.s, &sim.s.groups[1]) == 1 * MS);
+	CHECK(dsched_window(&sim.s, &sim.s.groups[1]) == 1 * MS);
 	check_invariants(&sim);
 	sim_free(&sim);
 }
@@ -1325,28 +1325,28 @@ static void test_spread_window(void)
 static void test_classify(void)
 {
 	struct sim sim;
-	struct desync_pkt pk = { .mark = 0x12345, .prio = 0x10006,
+	struct dsched_pkt pk = { .mark = 0x12345, .prio = 0x10006,
 				 .dst_hash = 0xc0000000U,
 				 .flow_hash = 0x40000000U, .has_dst = 1 };
 
 	sim_init(&sim, 16, 21);
-	CHECK(desync_classify(&sim.s, &pk) == 12);	/* high bits of dst */
+	CHECK(dsched_classify(&sim.s, &pk) == 12);	/* high bits of dst */
 	pk.has_dst = 0;
-	CHECK(desync_classify(&sim.s, &pk) == 4);	/* no address: flow */
+	CHECK(dsched_classify(&sim.s, &pk) == 4);	/* no address: flow */
 	sim.s.p.group_by = DESYNC_GROUP_BY_FLOW;
 	pk.has_dst = 1;
-	CHECK(desync_classify(&sim.s, &pk) == 4);
+	CHECK(dsched_classify(&sim.s, &pk) == 4);
 	sim.s.p.group_by = DESYNC_GROUP_BY_MARK;
-	CHECK(desync_classify(&sim.s, &pk) == 5);	/* low bits of mark */
+	CHECK(dsched_classify(&sim.s, &pk) == 5);	/* low bits of mark */
 	sim.s.p.group_by = DESYNC_GROUP_BY_PRIO;
-	CHECK(desync_classify(&sim.s, &pk) == 6);
+	CHECK(dsched_classify(&sim.s, &pk) == 6);
 	sim_free(&sim);
 
 	/* A table of one takes everything. */
 	sim_init(&sim, 1, 21);
 	pk.dst_hash = ~0U;
 	sim.s.p.group_by = DESYNC_GROUP_BY_DST;
-	CHECK(desync_classify(&sim.s, &pk) == 0);
+	CHECK(dsched_classify(&sim.s, &pk) == 0);
 	sim_free(&sim);
 }
 
@@ -1364,19 +1364,19 @@ static void test_apply_params(void)
 	/* A shorter window cuts long holds; a lower hold_limit ends full ones. */
 	sim.s.p.offset_max_ns = 1 * MS;
 	sim.s.p.hold_limit = 2;
-	desync_apply_params(&sim.s, t + 10);
-	CHECK(sim.s.groups[1].state == DESYNC_ACTIVE);
-	CHECK(sim.s.groups[0].state != DESYNC_HELD ||
+	dsched_apply_params(&sim.s, t + 10);
+	CHECK(sim.s.groups[1].state == DSCHED_ACTIVE);
+	CHECK(sim.s.groups[0].state != DSCHED_HELD ||
 	      (sim.s.groups[0].release_ns <= t + 1 * MS &&
 	       sim.s.groups[0].hold_ns <= 1 * MS));
 	CHECK(sim.s.st.early_release == 1);
 	check_invariants(&sim);
 	/* The cut hold ends early too, though at its new due time. */
-	CHECK(sim.s.groups[0].state == DESYNC_HELD);
+	CHECK(sim.s.groups[0].state == DSCHED_HELD);
 	memset(&ev, 0, sizeof(ev));
-	while (sim_dequeue(&sim, t + 2 * MS, NULL, NULL) != DESYNC_NONE)
+	while (sim_dequeue(&sim, t + 2 * MS, NULL, NULL) != DSCHED_NONE)
 		;
-	CHECK(sim.s.groups[0].state == DESYNC_IDLE);
+	CHECK(sim.s.groups[0].state == DSCHED_IDLE);
 	CHECK(sim.s.st.early_release == 2 && ev.early == 1);
 	/* Its next burst draws in the new window and ends on time. */
 	sim_enqueue(&sim, 0, 100, t + 100 * MS);
@@ -1395,8 +1395,8 @@ static void test_requeue_never_holds(void)
 	sim.s.p.offset_max_ns = 500 * MS;
 	sim.s.groups[2].head = p;
 	sim.s.groups[2].tail = p;
-	desync_requeue(&sim.s, 2, 10 * MS, 1);
-	CHECK(sim.s.groups[2].state == DESYNC_ACTIVE);
+	dsched_requeue(&sim.s, 2, 10 * MS, 1);
+	CHECK(sim.s.groups[2].state == DSCHED_ACTIVE);
 	CHECK(sim.s.st.bursts == 0);
 	CHECK(sim_dequeue(&sim, 10 * MS, NULL, NULL) == 2);
 	check_invariants(&sim);
@@ -1426,7 +1426,7 @@ static void test_reset(void)
 			p = n;
 		}
 	}
-	desync_reset(&sim.s);
+	dsched_reset(&sim.s);
 	check_invariants(&sim);
 	CHECK(sim.s.heap_len == 0 && sim.s.groups_active == 0);
 	/* After a reset a group is new again: its next packet is a burst. */
@@ -1447,15 +1447,15 @@ static u64 sticky_burst(struct sim *sim, u32 idx, u64 t)
 	u64 hold;
 
 	sim_enqueue(sim, idx, 1000, t);
-	hold = sim->s.groups[idx].state == DESYNC_HELD ?
+	hold = sim->s.groups[idx].state == DSCHED_HELD ?
 	       sim->s.groups[idx].hold_ns : 0;
 	/* Past any offset: the next call starts a new burst. */
-	while (sim_dequeue(sim, t + desync_window_cap(&sim->s,
+	while (sim_dequeue(sim, t + dsched_window_cap(&sim->s,
 						      &sim->s.groups[idx]) + MS,
-			   NULL, NULL) != DESYNC_NONE)
+			   NULL, NULL) != DSCHED_NONE)
 		;
 	check_invariants(sim);
-	CHECK(sim->s.groups[idx].state == DESYNC_IDLE);
+	CHECK(sim->s.groups[idx].state == DSCHED_IDLE);
 	return hold;
 }
 
@@ -1489,7 +1489,7 @@ static void test_sticky_offsets(void)
 
 		t += 500 * MS;
 		before = sticky_burst(&sim, 0, t);
-		desync_note_loss(&sim.s, 0, false);
+		dsched_note_loss(&sim.s, 0, false);
 		t += 500 * MS;
 		after = sticky_burst(&sim, 0, t);
 		moved += !sticky_same(before, after, 100 * MS) &&
@@ -1504,7 +1504,7 @@ static void test_sticky_offsets(void)
 	h = sticky_burst(&sim, 0, t);
 	for (i = 0; i < 20; i++) {
 		t += 500 * MS;
-		desync_note_loss(&sim.s, 0, false);
+		dsched_note_loss(&sim.s, 0, false);
 		first = sticky_burst(&sim, 0, t);
 		changed += first != h;
 		h = first;
@@ -1517,10 +1517,10 @@ static void test_sticky_offsets(void)
 	t += 500 * MS;
 	first = sticky_burst(&sim, 0, t);
 	CHECK(first <= 50 * MS);
-	/* desync_apply_params() forgets the share: the next burst draws. */
-	CHECK(sim.s.groups[0].flags & DESYNC_G_KEPT);
-	desync_apply_params(&sim.s, t + 300 * MS);
-	CHECK(!(sim.s.groups[0].flags & DESYNC_G_KEPT));
+	/* dsched_apply_params() forgets the share: the next burst draws. */
+	CHECK(sim.s.groups[0].flags & DSCHED_G_KEPT);
+	dsched_apply_params(&sim.s, t + 300 * MS);
+	CHECK(!(sim.s.groups[0].flags & DSCHED_G_KEPT));
 	/* Each group keeps its own offset. */
 	sim.s.p.offset_max_ns = 100 * MS;
 	t += 500 * MS;
@@ -1549,8 +1549,8 @@ static void test_sticky_offsets(void)
 static u64 widen_burst(struct sim *sim, u32 idx, u64 t, bool timeout)
 {
 	if (timeout) {
-		desync_note_loss(&sim->s, idx, true);
-		desync_note_loss(&sim->s, idx, true);
+		dsched_note_loss(&sim->s, idx, true);
+		dsched_note_loss(&sim->s, idx, true);
 	}
 	return sticky_burst(sim, idx, t);
 }
@@ -1565,9 +1565,9 @@ static u64 widen_burst(struct sim *sim, u32 idx, u64 t, bool timeout)
  */
 static void test_widen_needs_a_sign(void)
 {
-	const struct desync_pkt cwr = { .tcp_flags = DESYNC_TCP_CWR | 0x10 };
+	const struct dsched_pkt cwr = { .tcp_flags = DSCHED_TCP_CWR | 0x10 };
 	const u64 om = 10 * MS;
-	struct desync_group *g;
+	struct dsched_group *g;
 	u64 t = 10 * MS, h;
 	struct sim sim;
 
@@ -1578,46 +1578,46 @@ static void test_widen_needs_a_sign(void)
 	sim.s.p.widen = 3;
 	widen_burst(&sim, 0, t, false);
 	/* One segment resent, nothing before: a loss. */
-	desync_note_loss(&sim.s, 0, true);
-	CHECK(desync_group_sign(g) == DESYNC_SIGN_LOSS);
+	dsched_note_loss(&sim.s, 0, true);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_LOSS);
 	t += 500 * MS;
 	h = widen_burst(&sim, 0, t, false);
-	CHECK(ev.last_sign == DESYNC_SIGN_LOSS && ev.last_steps == 0);
-	CHECK(desync_widen_steps(g) == 0 && h <= om);
+	CHECK(ev.last_sign == DSCHED_SIGN_LOSS && ev.last_steps == 0);
+	CHECK(dsched_widen_steps(g) == 0 && h <= om);
 	/* The CWR that starts a burst belongs to the one before. */
 	t += 500 * MS;
-	desync_note_ecn(&sim.s, 0, &cwr);
+	dsched_note_ecn(&sim.s, 0, &cwr);
 	widen_burst(&sim, 0, t, false);
-	CHECK(ev.last_sign == DESYNC_SIGN_MARKS);
-	desync_note_loss(&sim.s, 0, true);
-	CHECK(desync_group_sign(g) == DESYNC_SIGN_LOSS);
+	CHECK(ev.last_sign == DSCHED_SIGN_MARKS);
+	dsched_note_loss(&sim.s, 0, true);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_LOSS);
 	t += 500 * MS;
 	widen_burst(&sim, 0, t, false);
-	CHECK(ev.last_sign == DESYNC_SIGN_LOSS && ev.last_steps == 0);
-	CHECK(desync_widen_steps(g) == 0);
+	CHECK(ev.last_sign == DSCHED_SIGN_LOSS && ev.last_steps == 0);
+	CHECK(dsched_widen_steps(g) == 0);
 	/* A second segment resent: a timeout. */
-	desync_note_loss(&sim.s, 0, true);
-	desync_note_loss(&sim.s, 0, true);
-	CHECK(desync_group_sign(g) == DESYNC_SIGN_TIMEOUT);
+	dsched_note_loss(&sim.s, 0, true);
+	dsched_note_loss(&sim.s, 0, true);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_TIMEOUT);
 	t += 500 * MS;
 	h = widen_burst(&sim, 0, t, false);
-	CHECK(ev.last_sign == DESYNC_SIGN_TIMEOUT && ev.last_steps == 1);
+	CHECK(ev.last_sign == DSCHED_SIGN_TIMEOUT && ev.last_steps == 1);
 	CHECK(h >= om && h <= 2 * om);
 	/* After a fast retransmission in the same burst, the first one. */
-	desync_note_loss(&sim.s, 0, false);
-	desync_note_loss(&sim.s, 0, true);
-	CHECK(desync_group_sign(g) == DESYNC_SIGN_TIMEOUT);
+	dsched_note_loss(&sim.s, 0, false);
+	dsched_note_loss(&sim.s, 0, true);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_TIMEOUT);
 	t += 500 * MS;
 	h = widen_burst(&sim, 0, t, false);
-	CHECK(ev.last_sign == DESYNC_SIGN_TIMEOUT && ev.last_steps == 2);
+	CHECK(ev.last_sign == DSCHED_SIGN_TIMEOUT && ev.last_steps == 2);
 	CHECK(h >= 2 * om && h <= 3 * om);
 	/* After ECN echoes in the same burst, the first one. */
-	desync_note_ecn(&sim.s, 0, &cwr);
-	desync_note_loss(&sim.s, 0, true);
-	CHECK(desync_group_sign(g) == DESYNC_SIGN_TIMEOUT);
+	dsched_note_ecn(&sim.s, 0, &cwr);
+	dsched_note_loss(&sim.s, 0, true);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_TIMEOUT);
 	t += 500 * MS;
 	h = widen_burst(&sim, 0, t, false);
-	CHECK(ev.last_sign == DESYNC_SIGN_TIMEOUT && ev.last_steps == 3);
+	CHECK(ev.last_sign == DSCHED_SIGN_TIMEOUT && ev.last_steps == 3);
 	CHECK(h >= 3 * om && h <= 4 * om);
 	sim_free(&sim);
 }
@@ -1646,7 +1646,7 @@ static void test_widen_on_timeouts(void)
 	CHECK(h >= om * 3 / 4 && h < om);
 	/* Fast recovery is not a timeout: the window stays. */
 	t += 500 * MS;
-	desync_note_loss(&sim.s, 0, false);
+	dsched_note_loss(&sim.s, 0, false);
 	h = widen_burst(&sim, 0, t, false);
 	CHECK(h >= om * 3 / 4 && h < om);
 	t += 500 * MS;
@@ -1686,9 +1686,9 @@ static void test_widen_on_timeouts(void)
 	/* A change forgets the steps. */
 	t += 500 * MS;
 	widen_burst(&sim, 0, t, true);
-	desync_apply_params(&sim.s, t + 600 * MS);
+	dsched_apply_params(&sim.s, t + 600 * MS);
 	CHECK(!(sim.s.groups[0].flags &
-		(DESYNC_G_WIDEN_MASK | DESYNC_G_SIGN_MASK)));
+		(DSCHED_G_WIDEN_MASK | DSCHED_G_SIGN_MASK)));
 	t += 500 * MS;
 	CHECK(widen_burst(&sim, 0, t, false) < om);
 	sim_free(&sim);
@@ -1697,10 +1697,10 @@ static void test_widen_on_timeouts(void)
 	sim_init(&sim, 1, 42);
 	sim.s.p.offset_max_ns = 400 * MS;
 	sim.s.p.widen = DESYNC_WIDEN_MAX;
-	sim.s.groups[0].flags |= DESYNC_G_WIDEN_MASK;
-	CHECK(desync_window(&sim.s, &sim.s.groups[0]) == DESYNC_OFFSET_MAX_NS);
+	sim.s.groups[0].flags |= DSCHED_G_WIDEN_MASK;
+	CHECK(dsched_window(&sim.s, &sim.s.groups[0]) == DESYNC_OFFSET_MAX_NS);
 	sim.s.p.offset_max_ns = DESYNC_OFFSET_MAX_NS;
-	CHECK(desync_window(&sim.s, &sim.s.groups[0]) == DESYNC_OFFSET_MAX_NS);
+	CHECK(dsched_window(&sim.s, &sim.s.groups[0]) == DESYNC_OFFSET_MAX_NS);
 	sim_free(&sim);
 
 	/*
@@ -1716,7 +1716,7 @@ static void test_widen_on_timeouts(void)
 		b = widen_burst(&ref, 0, t, false);
 		CHECK(a == b);
 		CHECK(!(sim.s.groups[0].flags &
-			(DESYNC_G_WIDEN_MASK | DESYNC_G_SIGN_MASK)));
+			(DSCHED_G_WIDEN_MASK | DSCHED_G_SIGN_MASK)));
 	}
 	sim_free(&sim);
 	sim_free(&ref);
@@ -1730,42 +1730,42 @@ static void test_widen_on_timeouts(void)
  */
 static void test_burst_signs(void)
 {
-	const struct desync_pkt cwr = { .tcp_flags = DESYNC_TCP_CWR | 0x10 };
-	const struct desync_pkt data = { .tcp_flags = 0x18 };
+	const struct dsched_pkt cwr = { .tcp_flags = DSCHED_TCP_CWR | 0x10 };
+	const struct dsched_pkt data = { .tcp_flags = 0x18 };
 	struct sim sim;
-	struct desync_group *g;
+	struct dsched_group *g;
 	u64 t = 10 * MS;
 
 	sim_init(&sim, 1, 48);
 	g = &sim.s.groups[0];
 	sim.s.p.widen = 1;
 	sticky_burst(&sim, 0, t);
-	CHECK(ev.last_sign == DESYNC_SIGN_NONE && ev.last_steps == 0);
-	desync_note_ecn(&sim.s, 0, &data);
-	CHECK(desync_group_sign(g) == DESYNC_SIGN_NONE);
-	desync_note_ecn(&sim.s, 0, &cwr);
-	CHECK(desync_group_sign(g) == DESYNC_SIGN_MARKS);
+	CHECK(ev.last_sign == DSCHED_SIGN_NONE && ev.last_steps == 0);
+	dsched_note_ecn(&sim.s, 0, &data);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_NONE);
+	dsched_note_ecn(&sim.s, 0, &cwr);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_MARKS);
 	t += 500 * MS;
 	sticky_burst(&sim, 0, t);
-	CHECK(ev.last_sign == DESYNC_SIGN_MARKS && ev.last_steps == 0);
-	CHECK(desync_group_sign(g) == DESYNC_SIGN_NONE);
+	CHECK(ev.last_sign == DSCHED_SIGN_MARKS && ev.last_steps == 0);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_NONE);
 	/* The worst one stays. */
-	desync_note_loss(&sim.s, 0, false);
-	desync_note_ecn(&sim.s, 0, &cwr);
-	CHECK(desync_group_sign(g) == DESYNC_SIGN_LOSS);
-	desync_note_loss(&sim.s, 0, true);
-	desync_note_loss(&sim.s, 0, false);
-	desync_note_ecn(&sim.s, 0, &cwr);
-	CHECK(desync_group_sign(g) == DESYNC_SIGN_TIMEOUT);
+	dsched_note_loss(&sim.s, 0, false);
+	dsched_note_ecn(&sim.s, 0, &cwr);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_LOSS);
+	dsched_note_loss(&sim.s, 0, true);
+	dsched_note_loss(&sim.s, 0, false);
+	dsched_note_ecn(&sim.s, 0, &cwr);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_TIMEOUT);
 	/* The start after a timeout reports it and its wider window. */
 	t += 500 * MS;
 	sticky_burst(&sim, 0, t);
-	CHECK(ev.last_sign == DESYNC_SIGN_TIMEOUT && ev.last_steps == 1);
-	CHECK(desync_group_sign(g) == DESYNC_SIGN_NONE);
+	CHECK(ev.last_sign == DSCHED_SIGN_TIMEOUT && ev.last_steps == 1);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_NONE);
 	/* A change forgets it, as it forgets the steps. */
-	desync_note_ecn(&sim.s, 0, &cwr);
-	desync_apply_params(&sim.s, t + 600 * MS);
-	CHECK(desync_group_sign(g) == DESYNC_SIGN_NONE);
+	dsched_note_ecn(&sim.s, 0, &cwr);
+	dsched_apply_params(&sim.s, t + 600 * MS);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_NONE);
 	sim_free(&sim);
 }
 
@@ -1793,9 +1793,9 @@ static void test_widen_sticky(void)
 		CHECK(h >= (u64)(i + 1) * om && h <= (u64)(i + 2) * om);
 		/* Without slots the event reports slot 0, as every draw does. */
 		CHECK(ev.last_slot == 0 && ev.last_offset == h);
-		CHECK(desync_group_sign(&sim.s.groups[0]) == DESYNC_SIGN_NONE);
+		CHECK(dsched_group_sign(&sim.s.groups[0]) == DSCHED_SIGN_NONE);
 	}
-	CHECK(desync_widen_steps(&sim.s.groups[0]) == 7);
+	CHECK(dsched_widen_steps(&sim.s.groups[0]) == 7);
 	for (i = 0; i < 64; i++) {
 		t += 500 * MS;
 		h = widen_burst(&sim, 0, t, true);
@@ -1804,13 +1804,13 @@ static void test_widen_sticky(void)
 	}
 	/* At the cap: 7 in 8 of the draws fall below the last step. */
 	CHECK(low >= 40);
-	CHECK(desync_widen_steps(&sim.s.groups[0]) == 7);
+	CHECK(dsched_widen_steps(&sim.s.groups[0]) == 7);
 	/* Kept, while it lasts, in the wide window. */
 	t += 500 * MS;
 	first = widen_burst(&sim, 0, t, false);
 	t += 500 * MS;
 	h = widen_burst(&sim, 0, t, false);
-	CHECK(desync_widen_steps(&sim.s.groups[0]) == 7);
+	CHECK(dsched_widen_steps(&sim.s.groups[0]) == 7);
 	CHECK(sticky_same(h, first, 8 * om));
 	sim_free(&sim);
 }
@@ -1860,16 +1860,16 @@ static void test_sticky_slot_edges(void)
 			sim.s.p.slots = nslots[i];
 			sim.s.p.sticky = 1;
 			for (n = 0; n < 2000; n++) {
-				struct desync_group *g = &sim.s.groups[0];
+				struct dsched_group *g = &sim.s.groups[0];
 				u32 slot = n % nslots[i], again = slot;
 				u64 first, kept, rng;
 
-				g->flags &= ~DESYNC_G_KEPT;
-				first = desync_sticky_offset(&sim.s, g, &slot, false);
+				g->flags &= ~DSCHED_G_KEPT;
+				first = dsched_sticky_offset(&sim.s, g, &slot, false);
 				CHECK(slot == n % nslots[i]);
 				CHECK(first / width == slot);
 				rng = sim.s.rng;
-				kept = desync_sticky_offset(&sim.s, g, &again, false);
+				kept = dsched_sticky_offset(&sim.s, g, &again, false);
 				/* Kept, not drawn again, and in its slot. */
 				CHECK(sim.s.rng == rng && again == slot);
 				CHECK(kept <= first && kept / width == slot);
