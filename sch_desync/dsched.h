@@ -156,6 +156,46 @@ struct dsched_pkt {
 	u8		later;		/* FIN/RST: keep departure-time order */
 };
 
+/*
+ * What the caller knows of the local sender of one packet: the module
+ * reads it from the packet's socket, the ns-3 model from its TCP model.
+ * All zero when unknown, as for forwarded traffic.
+ */
+struct dsched_sender {
+	u64		idle_ns;	/* dsched_sender_idle() */
+	u8		lost;		/* in fast recovery or loss recovery */
+	u8		timeout;	/* that recovery follows a retransmit timeout */
+};
+
+/*
+ * What dsched_enqueue_pkt() will use of a packet's sender, as
+ * dsched_sender_asks() says: reading a socket costs, so the caller
+ * reads only that.
+ */
+#define DSCHED_ASK_LOSS		0x01	/* dsched_sender.lost and .timeout */
+#define DSCHED_ASK_IDLE		0x02	/* dsched_sender.idle_ns */
+
+/*
+ * One entry of a slot map: bursts of the groups whose key (the mark with
+ * group_by mark, the priority with group_by prio) is @key take @slot
+ * instead of p.slot, so that jobs sharing a host get the slots a planner
+ * gave them.
+ */
+struct dsched_slot_entry {
+	u32		key;
+	u32		slot;		/* < p.slots */
+};
+
+/*
+ * The slot map, unsorted: a few dozen entries at most, searched only at
+ * a possible burst start.  The caller owns the entries and replaces the
+ * whole map at once, under the lock its datapath holds.
+ */
+struct dsched_slot_map {
+	const struct dsched_slot_entry	*e;	/* NULL when len is 0 */
+	u32				len;
+};
+
 struct dsched_stats {
 	u64		bursts;
 	u64		held;
@@ -177,7 +217,8 @@ struct dsched {
 	s64			bypass_credit;	/* bytes it may still go first */
 	u64			rng;
 	struct dsched_params	p;
-	struct dsched_stats st;
+	struct dsched_stats	st;
+	struct dsched_slot_map	slot_map;	/* len 0: every group uses p.slot */
 };
 
 /* Time comparisons that survive the wrap of a u64 nanosecond clock. */

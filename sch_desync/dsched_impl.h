@@ -820,6 +820,70 @@ static inline void dsched_note_ecn(struct dsched *s, u32 idx,
 		dsched_raise_sign(&s->groups[idx], DSCHED_SIGN_MARKS);
 }
 
+/* The slot the map gives the group of @pk, or p.slot when it has none. */
+static inline u32 dsched_map_slot(const struct dsched *s,
+				  const struct dsched_pkt *pk)
+{
+	const struct dsched_slot_map *m = &s->slot_map;
+	u32 key, i;
+
+	if (!m->len)
+		return s->p.slot;
+	key = s->p.group_by == DESYNC_GROUP_BY_PRIO ? pk->prio : pk->mark;
+	for (i = 0; i < m->len; i++)
+		if (m->e[i].key == key)
+			return m->e[i].slot;
+	return s->p.slot;
+}
+
+/*
+ * What dsched_enqueue_pkt() will use of the sender of a packet for group
+ * @idx (DSCHED_ASK_*): whether it recovers from a loss where the group
+ * may start a burst or learns from losses (sticky, widen), and its idle
+ * time only at a possible start.  Most packets join a burst under way.
+ */
+static inline u32 dsched_sender_asks(const struct dsched *s, u32 idx)
+{
+	if (s->groups[idx].state == DSCHED_IDLE)
+		return DSCHED_ASK_LOSS | DSCHED_ASK_IDLE;
+	return s->p.sticky || s->p.widen ? DSCHED_ASK_LOSS : 0;
+}
+
+/*
+ * The enqueue decision for packet @pk of @segs segments that the caller
+ * has just appended to group @idx at @now, in the one order the module
+ * and the ns-3 model share.  The sender's loss and the packet's CWR are
+ * noted first, so that a packet that starts a burst already moves it;
+ * the group's backlog before the packet decides the packet's mark; a
+ * burst that starts takes the slot the map gives its group; then the
+ * packet counts in its group.
+ *
+ * @snd is what the caller read of the sender: at least what
+ * dsched_sender_asks() asked for just before; the rest is not used.
+ * Returns whether the caller must CE-mark the packet (when it is ECT):
+ * the mark itself, and counting it, are the caller's.
+ */
+static inline bool dsched_enqueue_pkt(struct dsched *s, u32 idx,
+				      const struct dsched_pkt *pk,
+				      const struct dsched_sender *snd,
+				      u64 now, u32 segs)
+{
+	u32 asks = dsched_sender_asks(s, idx);
+	u32 slot = s->p.slot;
+	bool mark;
+
+	if (asks & DSCHED_ASK_IDLE)
+		slot = dsched_map_slot(s, pk);
+	if ((asks & DSCHED_ASK_LOSS) && snd->lost)
+		dsched_note_loss(s, idx, snd->timeout);
+	dsched_note_ecn(s, idx, pk);
+	mark = dsched_backlog_mark(s, idx);
+	dsched_enqueue_slot(s, idx, now,
+			    asks & DSCHED_ASK_IDLE ? snd->idle_ns : 0, segs,
+			    slot);
+	return mark;
+}
+
 /*
  * Account a packet moved into group @idx without burst detection, as when
  * the table is rebuilt: it was already queued, so holding it again would

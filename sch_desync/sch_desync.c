@@ -147,19 +147,12 @@ struct desync_config {
 };
 
 /*
- * Slots by mark or priority, unsorted: at most TC_DESYNC_SLOT_MAP_MAX
- * entries, searched only at a possible burst start.  Replaced whole by
+ * core.slot_map, the slots by mark or priority, is replaced whole by
  * change under RTNL and the qdisc lock, so both the datapath (qdisc lock)
  * and dump (RTNL) see one map or the other.
  */
-struct desync_slot_map {
-	u32				len;
-	struct tc_desync_slot_entry	e[];
-};
-
 struct desync_sched_data {
-	struct dsched	core;
-	struct desync_slot_map	*slot_map;	/* NULL: every group uses 'slot' */
+	struct dsched		core;
 	struct sk_buff		*bypass_head;	/* never held, sent first */
 	struct sk_buff		*bypass_tail;
 	u32			bypass_segs;
@@ -457,48 +450,20 @@ static struct sk_buff *desync_bypass_pop(struct desync_sched_data *q)
 	return skb;
 }
 
-/* The slot the map gives the group of @pk, or 'slot' when it has none. */
-static u32 desync_map_slot(const struct desync_sched_data *q,
-			   const struct dsched_pkt *pk)
-{
-	const struct desync_slot_map *m = q->slot_map;
-	u32 key, i;
-
-	key = q->core.p.group_by == DESYNC_GROUP_BY_PRIO ? pk->prio : pk->mark;
-	for (i = 0; i < m->len; i++)
-		if (m->e[i].key == key)
-			return m->e[i].slot;
-	return q->cfg.slot;
-}
-
 /*
- * Account @segs of @pk just queued in group @idx; a burst that starts
- * takes the slot the map gives its group.  The group's backlog before
- * it decides its mark.
+ * Read of the local sender of @skb what the core asks for (@asks, see
+ * dsched_sender_asks()): most packets join a burst under way, and need
+ * no look at the socket's recovery state or round trip.
  */
-static void desync_enqueue_group(struct desync_sched_data *q, u32 idx,
-				 const struct dsched_pkt *pk,
-				 struct sk_buff *skb, u64 now, u32 segs)
+static void desync_read_sender(const struct sk_buff *skb, u32 asks,
+			       struct dsched_sender *snd)
 {
-	struct dsched *core = &q->core;
-	bool idle = core->groups[idx].state == DSCHED_IDLE;
-	/* Read only where it is used: a group that learns, or a possible start. */
-	u8 loss = idle || core->p.sticky || core->p.widen ?
-		  desync_skb_sender_loss(skb) : 0;
-	u32 slot = core->p.slot;
+	u8 ca_state = asks & DSCHED_ASK_LOSS ? desync_skb_sender_loss(skb) : 0;
 
-	if (idle && q->slot_map)
-		slot = desync_map_slot(q, pk);
-	if (loss)
-		dsched_note_loss(core, idx, loss == TCP_CA_Loss);
-	dsched_note_ecn(core, idx, pk);
-	if (dsched_backlog_mark(core, idx) && INET_ECN_set_ce(skb)) {
-		desync_skb_cb(skb)->marked = 1;
-		q->stat_ce_mark++;
-	}
-	/* The sender's round trip only matters at a possible start. */
-	dsched_enqueue_slot(core, idx, now,
-			    idle ? desync_skb_sender_idle(skb, loss) : 0, segs, slot);
+	snd->lost = ca_state != 0;
+	snd->timeout = ca_state == TCP_CA_Loss;
+	snd->idle_ns = asks & DSCHED_ASK_IDLE ?
+		       desync_skb_sender_idle(skb, ca_state) : 0;
 }
 
 /* ---- packets waiting for their departure time (EDT), in its order ---- */
@@ -606,9 +571,15 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	} else {
 		u32 idx = dsched_classify(&q->core, &pk);
 		struct dsched_group *g = &q->core.groups[idx];
+		struct dsched_sender snd;
 
 		desync_fifo_add(&g->head, &g->tail, skb);
-		desync_enqueue_group(q, idx, &pk, skb, now, segs);
+		desync_read_sender(skb, dsched_sender_asks(&q->core, idx), &snd);
+		if (dsched_enqueue_pkt(&q->core, idx, &pk, &snd, now, segs) &&
+		    INET_ECN_set_ce(skb)) {
+			desync_skb_cb(skb)->marked = 1;
+			q->stat_ce_mark++;
+		}
 	}
 
 	q->segs += segs;
@@ -1085,19 +1056,21 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 }
 
 /*
- * Copy the slot map of @attr into *@map, NULL when it is empty.  Only
- * the map's own shape is checked here; desync_check_slot_map() checks it
- * against the rest of the configuration.
+ * Copy the slot map of @attr into *@map, with no entries when it is
+ * empty.  Only the map's own shape is checked here;
+ * desync_check_slot_map() checks it against the rest of the
+ * configuration.
  */
 static int desync_parse_slot_map(const struct nlattr *attr,
-				 struct desync_slot_map **map,
+				 struct dsched_slot_map *map,
 				 struct netlink_ext_ack *extack)
 {
 	const struct tc_desync_slot_entry *e = nla_data(attr);
 	u32 len = nla_len(attr), n, i, j;
-	struct desync_slot_map *m;
+	struct dsched_slot_entry *m;
 
-	*map = NULL;
+	map->e = NULL;
+	map->len = 0;
 	if (len % sizeof(*e)) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "desync: slot_map must be key and slot pairs of u32");
@@ -1121,14 +1094,17 @@ static int desync_parse_slot_map(const struct nlattr *attr,
 	if (!n)
 		return 0;
 
-	m = kmalloc(struct_size(m, e, n), GFP_KERNEL_ACCOUNT);
+	m = kmalloc_array(n, sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m) {
 		NL_SET_ERR_MSG(extack, "desync: cannot allocate slot_map");
 		return -ENOMEM;
 	}
-	m->len = n;
-	memcpy(m->e, e, n * sizeof(*e));
-	*map = m;
+	for (i = 0; i < n; i++) {
+		m[i].key = e[i].key;
+		m[i].slot = e[i].slot;
+	}
+	map->e = m;
+	map->len = n;
 	return 0;
 }
 
@@ -1137,14 +1113,14 @@ static int desync_parse_slot_map(const struct nlattr *attr,
  * force, whichever of the two the change touched.  Its keys are marks or
  * priorities: an address or flow hash is no key a user can name.
  */
-static int desync_check_slot_map(const struct desync_slot_map *m,
+static int desync_check_slot_map(const struct dsched_slot_map *m,
 				 const struct desync_config *cfg,
 				 u32 q_group_by, const struct nlattr *attr,
 				 struct netlink_ext_ack *extack)
 {
 	u32 i;
 
-	if (!m)
+	if (!m->len)
 		return 0;
 	if (cfg->group_by != TC_DESYNC_GROUP_BY_MARK &&
 	    cfg->group_by != TC_DESYNC_GROUP_BY_PRIO) {
@@ -1200,7 +1176,8 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	struct dsched_group *new_groups = NULL;
 	unsigned int dropped_pkts = 0, dropped_bytes = 0;
 	struct desync_config cfg = q->cfg;
-	struct desync_slot_map *new_map = NULL, *old_map = NULL;
+	struct dsched_slot_map new_map = { };
+	const struct dsched_slot_entry *old_map = NULL;
 	const struct nlattr *map_attr;
 	struct dsched old;
 	u32 *new_heap = NULL;
@@ -1223,7 +1200,7 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 		if (err)
 			return err;
 	}
-	err = desync_check_slot_map(map_attr ? new_map : q->slot_map, &cfg,
+	err = desync_check_slot_map(map_attr ? &new_map : &q->core.slot_map, &cfg,
 				    q->cfg.group_by, map_attr, extack);
 	if (err)
 		goto free_map;
@@ -1269,8 +1246,8 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cfg.seed, cfg.seed);
 	WRITE_ONCE(sch->limit, cfg.limit);
 	if (map_attr) {
-		old_map = q->slot_map;
-		q->slot_map = new_map;
+		old_map = q->core.slot_map.e;
+		q->core.slot_map = new_map;
 	}
 	/* Any MTU up to INT_MAX is accepted: keep the quantum sane. */
 	desync_set_params(q, &cfg, clamp_t(u32, psched_mtu(qdisc_dev(sch)),
@@ -1326,7 +1303,7 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	return 0;
 
 free_map:
-	kfree(new_map);
+	kfree(new_map.e);
 	return err;
 }
 
@@ -1374,8 +1351,30 @@ static void desync_destroy(struct Qdisc *sch)
 	q->core.groups = NULL;
 	q->core.heap = NULL;
 	q->core.ngroups = 0;
-	kfree(q->slot_map);
-	q->slot_map = NULL;
+	kfree(q->core.slot_map.e);
+	q->core.slot_map.e = NULL;
+	q->core.slot_map.len = 0;
+}
+
+/* The slot map in force as TCA_DESYNC_SLOT_MAP, none when it is empty. */
+static int desync_dump_slot_map(struct sk_buff *skb,
+				const struct dsched_slot_map *m)
+{
+	struct tc_desync_slot_entry *e;
+	struct nlattr *attr;
+	u32 i;
+
+	if (!m->len)
+		return 0;
+	attr = nla_reserve(skb, TCA_DESYNC_SLOT_MAP, m->len * sizeof(*e));
+	if (!attr)
+		return -EMSGSIZE;
+	e = nla_data(attr);
+	for (i = 0; i < m->len; i++) {
+		e[i].key = m->e[i].key;
+		e[i].slot = m->e[i].slot;
+	}
+	return 0;
 }
 
 static int desync_dump(struct Qdisc *sch, struct sk_buff *skb)
@@ -1410,10 +1409,7 @@ static int desync_dump(struct Qdisc *sch, struct sk_buff *skb)
 			READ_ONCE(q->cfg.ce_backlog)))
 		goto nla_put_failure;
 	/* change replaces the map under RTNL too: it cannot go away here. */
-	if (q->slot_map &&
-	    nla_put(skb, TCA_DESYNC_SLOT_MAP,
-		    q->slot_map->len * sizeof(q->slot_map->e[0]),
-		    q->slot_map->e))
+	if (desync_dump_slot_map(skb, &q->core.slot_map))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);
