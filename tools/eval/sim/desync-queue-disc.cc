@@ -127,6 +127,11 @@ void DesyncQueueDisc::Configure(const DesyncConfig &cfg, uint64_t seed,
 	m_groups.assign(cfg.groups, {});
 	m_heap.assign(cfg.groups, 0);
 	dsched_attach(&m_core, m_groups.data(), m_heap.data(), cfg.groups);
+	m_slotMap.clear();
+	for (const auto &e : cfg.slot_map)
+		m_slotMap.push_back({ e.first, e.second });
+	m_core.slot_map.e = m_slotMap.data();
+	m_core.slot_map.len = static_cast<u32>(m_slotMap.size());
 
 	/* desync_set_params() of the module. */
 	p->idle_ns = static_cast<uint64_t>(cfg.idle_us) * 1000;
@@ -278,30 +283,19 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 
 	u32 idx = dsched_classify(&m_core, &pk);
 	struct dsched_group *g = &m_core.groups[idx];
+	struct dsched_sender sender = { snd.idle_ns, snd.lost, snd.timeout };
 
 	if (g->head)
 		static_cast<Node *>(g->tail)->next = n;
 	else
 		g->head = n;
 	g->tail = n;
-	/* desync_enqueue_group() of the module: a mapped group's own slot. */
-	u32 slot = m_core.p.slot;
-
-	if (g->state == DSCHED_IDLE)
-		for (const auto &e : m_cfg.slot_map)
-			if (e.first == (m_core.p.group_by == DESYNC_GROUP_BY_PRIO ?
-					pk.prio : pk.mark))
-				slot = e.second;
-	if (snd.lost)
-		dsched_note_loss(&m_core, idx, snd.timeout);
-	dsched_note_ecn(&m_core, idx, &pk);
-	if (dsched_backlog_mark(&m_core, idx) && Mark(item, "ce_backlog")) {
+	/* The model knows its senders at no cost: it reads them all. */
+	if (dsched_enqueue_pkt(&m_core, idx, &pk, &sender, now, 1) &&
+	    Mark(item, "ce_backlog")) {
 		n->marked = true;
 		m_ceMarks++;
 	}
-	/* The sender's round trip only matters at a possible start. */
-	dsched_enqueue_slot(&m_core, idx, now,
-			    g->state == DSCHED_IDLE ? snd.idle_ns : 0, 1, slot);
 	return true;
 }
 

@@ -72,6 +72,7 @@ class DesyncQueueDisc : public QueueDisc
 	struct dsched m_core;
 	std::vector<struct dsched_group> m_groups;
 	std::vector<u32> m_heap;
+	std::vector<struct dsched_slot_entry> m_slotMap;	/* m_core.slot_map */
 	uint32_t m_perturbation = 0;
 	SenderFn m_sender;
 

@@ -224,7 +224,7 @@ Ptr<QueueDisc> Cluster::InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host)
 /*
  * The module's desync_skb_sender_idle(), the core's rule on the sending
  * socket's srtt and on whether data sent before this segment is unacked,
- * and its desync_skb_sender_lost(): fast recovery or a timeout.
+ * and its desync_skb_sender_loss(): fast recovery or a timeout.
  */
 DesyncQueueDisc::Sender Cluster::SenderOf(uint32_t host, const TcpHeader &th) const
 {
