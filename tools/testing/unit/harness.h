@@ -106,8 +106,8 @@ static inline void sim_free(struct sim *sim)
 	free(sim->heap);
 }
 
-static inline void sim_enqueue_segs(struct sim *sim, u32 idx, u32 len,
-				    u64 now, u64 sender_idle, u32 segs)
+/* The caller's part of an enqueue: a packet joins group @idx's FIFO. */
+static inline void sim_fifo_add(struct sim *sim, u32 idx, u32 len, u64 now)
 {
 	struct dsched_group *g = &sim->s.groups[idx];
 	struct pkt *p = calloc(1, sizeof(*p));
@@ -119,6 +119,12 @@ static inline void sim_enqueue_segs(struct sim *sim, u32 idx, u32 len,
 	else
 		g->head = p;
 	g->tail = p;
+}
+
+static inline void sim_enqueue_segs(struct sim *sim, u32 idx, u32 len,
+				    u64 now, u64 sender_idle, u32 segs)
+{
+	sim_fifo_add(sim, idx, len, now);
 	dsched_enqueue_sender(&sim->s, idx, now, sender_idle, segs);
 }
 
