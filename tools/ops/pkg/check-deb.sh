@@ -50,6 +50,17 @@ has() { grep -qx "./$2" <<< "$1"; }
 check "dkms.conf in /$src" has "$dkms_files" "$src/dkms.conf"
 check "module source and Kbuild in /$src/sch_desync" \
 	has "$dkms_files" "$src/sch_desync/Kbuild"
+# The core the module includes: a header left out fails only in DKMS.
+core_headers()
+{
+	local h
+
+	for h in dsched.h dsched_impl.h dsched_types.h; do
+		has "$dkms_files" "$src/sch_desync/$h" || return 1
+	done
+}
+check "the core's headers (dsched.h, dsched_impl.h, dsched_types.h) in /$src/sch_desync" \
+	core_headers
 check "dkms.conf names version $version" \
 	grep -qx "PACKAGE_VERSION=\"$version\"" <<< "$conf"
 # shellcheck disable=SC2016 # the literal DKMS variable
