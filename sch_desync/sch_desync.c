@@ -89,19 +89,19 @@
 #include "dsched.h"
 
 /* The core's events become tracepoints; a disabled one costs a static key. */
-static void desync_note_burst(const struct dsched *s, u32 idx,
-			      u64 offset_ns, u32 slot);
-static void desync_note_release(const struct dsched *s, u32 idx,
-				u64 held_ns, bool early);
+static void desync_trace_burst(const struct dsched *s, u32 idx,
+			       u64 offset_ns, u32 slot);
+static void desync_trace_release(const struct dsched *s, u32 idx,
+				 u64 held_ns, bool early);
 #define dsched_event_burst(s, idx, offset_ns, slot)			\
 	do {								\
 		if (trace_desync_burst_enabled())			\
-			desync_note_burst(s, idx, offset_ns, slot);	\
+			desync_trace_burst(s, idx, offset_ns, slot);	\
 	} while (0)
 #define dsched_event_release(s, idx, held_ns, early)			\
 	do {								\
 		if (trace_desync_release_enabled())			\
-			desync_note_release(s, idx, held_ns, early);	\
+			desync_trace_release(s, idx, held_ns, early);	\
 	} while (0)
 
 #define dsched_div_u64(a, b)	div64_u64(a, b)
@@ -173,8 +173,8 @@ struct desync_sched_data {
 	struct Qdisc		*sch;		/* the owner, for tracepoints */
 };
 
-static void desync_note_burst(const struct dsched *s, u32 idx,
-			      u64 offset_ns, u32 slot)
+static void desync_trace_burst(const struct dsched *s, u32 idx,
+			       u64 offset_ns, u32 slot)
 {
 	const struct desync_sched_data *q =
 		container_of(s, struct desync_sched_data, core);
@@ -185,8 +185,8 @@ static void desync_note_burst(const struct dsched *s, u32 idx,
 			   dsched_group_sign(g));
 }
 
-static void desync_note_release(const struct dsched *s, u32 idx,
-				u64 held_ns, bool early)
+static void desync_trace_release(const struct dsched *s, u32 idx,
+				 u64 held_ns, bool early)
 {
 	const struct desync_sched_data *q =
 		container_of(s, struct desync_sched_data, core);
