@@ -47,9 +47,35 @@ enum tc_desync_group_by {
 };
 
 #define TC_DESYNC_SLOT_RANDOM		0xffffffffU
-#define TC_DESYNC_BYPASS_PRIO_MAX	63
+#define TC_DESYNC_BYPASS_PRIO_MAX	63	/* highest skb priority in the bitmap */
+#define TC_DESYNC_SLOT_MAP_MAX		64	/* entries of TCA_DESYNC_SLOT_MAP */
+
+/*
+ * Bounds of the options, inclusive, in the units the attributes carry
+ * (microseconds for times).  The module's netlink policy enforces them,
+ * and the tc plugin, desyncctl and the ns-3 model read them from here.
+ * Plain decimal numbers: the module's messages print them as written.
+ * Options without a pair here take any value of their type, or are
+ * bounded by another option (slot by slots, hold_limit by limit).
+ */
+#define TC_DESYNC_LIMIT_MIN		1	/* segments */
+#define TC_DESYNC_LIMIT_MAX		1000000
+#define TC_DESYNC_GROUPS_MIN		1	/* and a power of two */
+#define TC_DESYNC_GROUPS_MAX		262144
+#define TC_DESYNC_IDLE_MIN		0	/* us */
+#define TC_DESYNC_IDLE_MAX		10000000
+#define TC_DESYNC_OFFSET_MAX_MIN	0	/* us, 0 holds nothing */
+#define TC_DESYNC_OFFSET_MAX_MAX	1000000
+#define TC_DESYNC_SLOTS_MIN		1
+#define TC_DESYNC_SLOTS_MAX		1024
+#define TC_DESYNC_HOLD_LIMIT_MIN	1	/* segments, at most limit */
+#define TC_DESYNC_CE_THRESHOLD_MIN	0	/* us, 0 = off */
+#define TC_DESYNC_CE_THRESHOLD_MAX	1000000
+#define TC_DESYNC_CE_BACKLOG_MIN	0	/* segments, 0 = off */
+#define TC_DESYNC_CE_BACKLOG_MAX	1000000
+#define TC_DESYNC_SPREAD_MIN		0	/* percent, 0 = fixed */
 #define TC_DESYNC_SPREAD_MAX		100
-#define TC_DESYNC_SLOT_MAP_MAX		64
+#define TC_DESYNC_WIDEN_MIN		0	/* steps of offset_max */
 #define TC_DESYNC_WIDEN_MAX		7
 
 /*
