@@ -107,17 +107,7 @@ static void desync_trace_release(const struct dsched *s, u32 idx,
 #define dsched_div_u64(a, b)	div64_u64(a, b)
 #include "dsched_impl.h"
 #include "pkt_sched_desync.h"
-
-#define DESYNC_DEF_LIMIT	10000
-#define DESYNC_DEF_GROUPS	1024
-#define DESYNC_DEF_IDLE_US	2000
-#define DESYNC_DEF_OFFSET_US	4000
-#define DESYNC_DEF_SPREAD	0
-#define DESYNC_DEF_STICKY	1
-#define DESYNC_DEF_HOLD_LIMIT	1024
-#define DESYNC_DEF_CE_US	1000
-#define DESYNC_DEF_CE_BACKLOG	44
-#define DESYNC_DEF_WIDEN	7
+#include "desync_defaults.h"
 
 #define DESYNC_LIMIT_MAX	1000000U
 #define DESYNC_GROUPS_MAX	BIT(18)
@@ -1315,19 +1305,19 @@ static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 
 	q->sch = sch;
 	cfg->limit = DESYNC_DEF_LIMIT;
-	cfg->group_by = TC_DESYNC_GROUP_BY_DST;
+	cfg->group_by = DESYNC_DEF_GROUP_BY;
 	cfg->groups = DESYNC_DEF_GROUPS;
-	cfg->idle_us = DESYNC_DEF_IDLE_US;
-	cfg->offset_max_us = DESYNC_DEF_OFFSET_US;
-	cfg->slots = 1;
-	cfg->slot = TC_DESYNC_SLOT_RANDOM;
+	cfg->idle_us = DESYNC_DEF_IDLE;
+	cfg->offset_max_us = DESYNC_DEF_OFFSET_MAX;
+	cfg->slots = DESYNC_DEF_SLOTS;
+	cfg->slot = DESYNC_DEF_SLOT;
 	cfg->hold_limit = DESYNC_DEF_HOLD_LIMIT;
-	cfg->ce_threshold_us = DESYNC_DEF_CE_US;
+	cfg->ce_threshold_us = DESYNC_DEF_CE_THRESHOLD;
 	cfg->ce_backlog = DESYNC_DEF_CE_BACKLOG;
 	cfg->spread = DESYNC_DEF_SPREAD;
 	cfg->sticky = DESYNC_DEF_STICKY;
 	cfg->widen = DESYNC_DEF_WIDEN;
-	cfg->bypass_prio = 0;
+	cfg->bypass_prio = DESYNC_DEF_BYPASS_PRIO;
 	/* Every host draws on its own: that is what spreads them apart. */
 	cfg->seed = get_random_u64();
 	dsched_seed(&q->core, cfg->seed);
