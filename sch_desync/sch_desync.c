@@ -70,6 +70,7 @@
 #include <linux/rbtree.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <linux/stringify.h>
 #include <linux/tcp.h>
 #include <linux/types.h>
 #include <linux/udp.h>
@@ -108,11 +109,6 @@ static void desync_trace_release(const struct dsched *s, u32 idx,
 #include "dsched_impl.h"
 #include "pkt_sched_desync.h"
 #include "desync_defaults.h"
-
-#define DESYNC_LIMIT_MAX	1000000U
-#define DESYNC_GROUPS_MAX	BIT(18)
-#define DESYNC_IDLE_MAX_US	10000000U	/* 10 s */
-#define DESYNC_CE_MAX_US	1000000U	/* 1 s */
 
 /* A departure time further ahead than this is a stale or foreign stamp. */
 #define DESYNC_HORIZON_NS	(10ULL * NSEC_PER_SEC)
@@ -885,35 +881,162 @@ static void desync_rehash(struct desync_sched_data *q,
 	}
 }
 
-static const struct nla_policy desync_policy[TCA_DESYNC_MAX + 1] = {
-	[TCA_DESYNC_LIMIT]		= { .type = NLA_U32 },
-	[TCA_DESYNC_GROUP_BY]		= { .type = NLA_U32 },
-	[TCA_DESYNC_GROUPS]		= { .type = NLA_U32 },
-	[TCA_DESYNC_IDLE]		= { .type = NLA_U32 },
-	[TCA_DESYNC_OFFSET_MAX]		= { .type = NLA_U32 },
-	[TCA_DESYNC_SLOTS]		= { .type = NLA_U32 },
-	[TCA_DESYNC_SLOT]		= { .type = NLA_U32 },
-	[TCA_DESYNC_SEED]		= { .type = NLA_U64 },
-	[TCA_DESYNC_HOLD_LIMIT]		= { .type = NLA_U32 },
-	[TCA_DESYNC_CE_THRESHOLD]	= { .type = NLA_U32 },
-	[TCA_DESYNC_BYPASS_PRIO]	= { .type = NLA_U64 },
-	[TCA_DESYNC_SPREAD]		= { .type = NLA_U32 },
-	/* Size, bound and pairs checked in desync_parse_slot_map(), with why. */
-	[TCA_DESYNC_SLOT_MAP]		= { .type = NLA_BINARY },
-	[TCA_DESYNC_STICKY]		= { .type = NLA_U32 },
-	[TCA_DESYNC_CE_BACKLOG]		= { .type = NLA_U32 },
-	[TCA_DESYNC_WIDEN]		= { .type = NLA_U32 },
+/*
+ * Bounds wider than the s16 of NLA_POLICY_RANGE() take a range of their
+ * own; those within it are checked at build time in desync_module_init().
+ * Not const: 6.1's nla_policy points to a mutable range.
+ */
+static struct netlink_range_validation desync_limit_range = {
+	.min = TC_DESYNC_LIMIT_MIN,
+	.max = TC_DESYNC_LIMIT_MAX,
 };
 
-/* True when @attr is present and its u32 lies outside [min, max]. */
-static bool desync_out_of_range(const struct nlattr *attr, u32 min, u32 max)
-{
-	u32 v;
+static struct netlink_range_validation desync_groups_range = {
+	.min = TC_DESYNC_GROUPS_MIN,
+	.max = TC_DESYNC_GROUPS_MAX,
+};
 
-	if (!attr)
-		return false;
-	v = nla_get_u32(attr);
-	return v < min || v > max;
+static struct netlink_range_validation desync_idle_range = {
+	.min = TC_DESYNC_IDLE_MIN,
+	.max = TC_DESYNC_IDLE_MAX,
+};
+
+static struct netlink_range_validation desync_offset_max_range = {
+	.min = TC_DESYNC_OFFSET_MAX_MIN,
+	.max = TC_DESYNC_OFFSET_MAX_MAX,
+};
+
+static struct netlink_range_validation desync_ce_threshold_range = {
+	.min = TC_DESYNC_CE_THRESHOLD_MIN,
+	.max = TC_DESYNC_CE_THRESHOLD_MAX,
+};
+
+static struct netlink_range_validation desync_ce_backlog_range = {
+	.min = TC_DESYNC_CE_BACKLOG_MIN,
+	.max = TC_DESYNC_CE_BACKLOG_MAX,
+};
+
+/*
+ * The bound of every option is checked here, as pkt_sched_desync.h states
+ * it; desync_parse() checks only the rules between options.
+ *
+ * strict_start_type: every attribute has been parsed strictly since the
+ * first release (nla_parse_nested(), no _deprecated variant), so no
+ * userspace relies on lax parsing of any of them.  Starting at the first
+ * attribute says so in the policy itself: the attributes added from now
+ * on, and the existing ones, stay strictly validated (exact lengths, no
+ * NLA_UNSPEC) even should a later change parse the nest leniently, for
+ * example to take a TCA_OPTIONS without NLA_F_NESTED.
+ */
+static const struct nla_policy desync_policy[TCA_DESYNC_MAX + 1] = {
+	[TCA_DESYNC_UNSPEC]		= { .strict_start_type = TCA_DESYNC_LIMIT },
+	[TCA_DESYNC_LIMIT]		=
+		NLA_POLICY_FULL_RANGE(NLA_U32, &desync_limit_range),
+	[TCA_DESYNC_GROUP_BY]		=
+		NLA_POLICY_MAX(NLA_U32, __TC_DESYNC_GROUP_BY_MAX - 1),
+	/* A power of two as well: desync_parse(). */
+	[TCA_DESYNC_GROUPS]		=
+		NLA_POLICY_FULL_RANGE(NLA_U32, &desync_groups_range),
+	[TCA_DESYNC_IDLE]		=
+		NLA_POLICY_FULL_RANGE(NLA_U32, &desync_idle_range),
+	[TCA_DESYNC_OFFSET_MAX]		=
+		NLA_POLICY_FULL_RANGE(NLA_U32, &desync_offset_max_range),
+	[TCA_DESYNC_SLOTS]		=
+		NLA_POLICY_RANGE(NLA_U32, TC_DESYNC_SLOTS_MIN,
+				 TC_DESYNC_SLOTS_MAX),
+	/* Below slots, or TC_DESYNC_SLOT_RANDOM: desync_parse(). */
+	[TCA_DESYNC_SLOT]		= { .type = NLA_U32 },
+	[TCA_DESYNC_SEED]		= { .type = NLA_U64 },
+	/* At most limit as well: desync_parse(). */
+	[TCA_DESYNC_HOLD_LIMIT]		=
+		NLA_POLICY_MIN(NLA_U32, TC_DESYNC_HOLD_LIMIT_MIN),
+	[TCA_DESYNC_CE_THRESHOLD]	=
+		NLA_POLICY_FULL_RANGE(NLA_U32, &desync_ce_threshold_range),
+	/* Every priority 0..TC_DESYNC_BYPASS_PRIO_MAX has its bit. */
+	[TCA_DESYNC_BYPASS_PRIO]	= { .type = NLA_U64 },
+	[TCA_DESYNC_SPREAD]		=
+		NLA_POLICY_RANGE(NLA_U32, TC_DESYNC_SPREAD_MIN,
+				 TC_DESYNC_SPREAD_MAX),
+	/*
+	 * At most TC_DESYNC_SLOT_MAP_MAX entries; whole entries and
+	 * distinct keys are checked in desync_parse_slot_map().
+	 */
+	[TCA_DESYNC_SLOT_MAP]		= {
+		.type = NLA_BINARY,
+		.len = TC_DESYNC_SLOT_MAP_MAX *
+		       sizeof(struct tc_desync_slot_entry),
+	},
+	[TCA_DESYNC_STICKY]		= NLA_POLICY_MAX(NLA_U32, 1),
+	[TCA_DESYNC_CE_BACKLOG]		=
+		NLA_POLICY_FULL_RANGE(NLA_U32, &desync_ce_backlog_range),
+	[TCA_DESYNC_WIDEN]		=
+		NLA_POLICY_RANGE(NLA_U32, TC_DESYNC_WIDEN_MIN,
+				 TC_DESYNC_WIDEN_MAX),
+};
+
+/*
+ * What an option outside its bound is told.  The policy's own message
+ * ("integer out of range") names neither the option nor the bound, and
+ * tc prints only the message: these are the messages desync_parse() gave
+ * before the bounds moved into the policy.  The bounds come from
+ * pkt_sched_desync.h, times in microseconds.
+ */
+static const char * const desync_range_msg[TCA_DESYNC_MAX + 1] = {
+	[TCA_DESYNC_LIMIT]	  = "desync: limit must be "
+				    __stringify(TC_DESYNC_LIMIT_MIN) ".."
+				    __stringify(TC_DESYNC_LIMIT_MAX) " segments",
+	[TCA_DESYNC_GROUP_BY]	  = "desync: group_by must be dst, flow, mark or prio",
+	[TCA_DESYNC_GROUPS]	  = "desync: groups must be "
+				    __stringify(TC_DESYNC_GROUPS_MIN) ".."
+				    __stringify(TC_DESYNC_GROUPS_MAX),
+	[TCA_DESYNC_IDLE]	  = "desync: idle must be at most "
+				    __stringify(TC_DESYNC_IDLE_MAX) "us",
+	[TCA_DESYNC_OFFSET_MAX]	  = "desync: offset_max must be at most "
+				    __stringify(TC_DESYNC_OFFSET_MAX_MAX) "us",
+	[TCA_DESYNC_SLOTS]	  = "desync: slots must be "
+				    __stringify(TC_DESYNC_SLOTS_MIN) ".."
+				    __stringify(TC_DESYNC_SLOTS_MAX),
+	[TCA_DESYNC_HOLD_LIMIT]	  = "desync: hold_limit must be at least "
+				    __stringify(TC_DESYNC_HOLD_LIMIT_MIN) " segment",
+	[TCA_DESYNC_CE_THRESHOLD] = "desync: ce_threshold must be at most "
+				    __stringify(TC_DESYNC_CE_THRESHOLD_MAX) "us",
+	[TCA_DESYNC_CE_BACKLOG]	  = "desync: ce_backlog must be at most "
+				    __stringify(TC_DESYNC_CE_BACKLOG_MAX) " segments",
+	[TCA_DESYNC_SPREAD]	  = "desync: spread must be "
+				    __stringify(TC_DESYNC_SPREAD_MIN) ".."
+				    __stringify(TC_DESYNC_SPREAD_MAX) " percent",
+	[TCA_DESYNC_SLOT_MAP]	  = "desync: slot_map takes at most "
+				    __stringify(TC_DESYNC_SLOT_MAP_MAX) " entries",
+	[TCA_DESYNC_STICKY]	  = "desync: sticky must be 0 or 1",
+	[TCA_DESYNC_WIDEN]	  = "desync: widen must be "
+				    __stringify(TC_DESYNC_WIDEN_MIN) ".."
+				    __stringify(TC_DESYNC_WIDEN_MAX) " steps",
+};
+
+/*
+ * nla_parse_nested() with desync_policy.  A value or slot map beyond its
+ * bound fails the policy with -ERANGE and the attribute in @extack; it
+ * gets the message of desync_range_msg[] and -EINVAL, the answer of every
+ * other option error, so that userspace sees what it saw when the bounds
+ * were checked by hand.  The attribute and the policy (whose bounds
+ * netlink reports as NLMSGERR_ATTR_POLICY) stay as the policy set them.
+ * Every other policy failure (length, type, nesting) is left as it is.
+ */
+static int desync_parse_opts(struct nlattr **tb, struct nlattr *opt,
+			     struct netlink_ext_ack *extack)
+{
+	const struct nlattr *bad;
+	int err, type;
+
+	err = nla_parse_nested(tb, TCA_DESYNC_MAX, opt, desync_policy, extack);
+	if (err != -ERANGE || !extack || !extack->bad_attr)
+		return err;
+	bad = extack->bad_attr;
+	type = nla_type(bad);
+	if (type > TCA_DESYNC_MAX || !desync_range_msg[type])
+		return err;
+	extack->_msg = desync_range_msg[type];
+	return -EINVAL;
 }
 
 static void desync_get_u32(const struct nlattr *attr, u32 *val)
@@ -923,79 +1046,13 @@ static void desync_get_u32(const struct nlattr *attr, u32 *val)
 }
 
 /*
- * Fold the attributes into @cfg, checking each bound and then the
- * relations between options on the result, so that an option given alone
- * is checked against the values already in force.
+ * Fold the attributes, each within its bound (desync_policy), into @cfg
+ * and check the relations between options on the result, so that an
+ * option given alone is checked against the values already in force.
  */
 static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 			struct netlink_ext_ack *extack)
 {
-	if (desync_out_of_range(tb[TCA_DESYNC_LIMIT], 1, DESYNC_LIMIT_MAX)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_LIMIT],
-				    "desync: limit must be 1..1000000 segments");
-		return -EINVAL;
-	}
-	if (desync_out_of_range(tb[TCA_DESYNC_GROUP_BY], 0,
-				__TC_DESYNC_GROUP_BY_MAX - 1)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_GROUP_BY],
-				    "desync: group_by must be dst, flow, mark or prio");
-		return -EINVAL;
-	}
-	if (desync_out_of_range(tb[TCA_DESYNC_GROUPS], 1, DESYNC_GROUPS_MAX)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_GROUPS],
-				    "desync: groups must be 1..262144");
-		return -EINVAL;
-	}
-	if (desync_out_of_range(tb[TCA_DESYNC_IDLE], 0, DESYNC_IDLE_MAX_US)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_IDLE],
-				    "desync: idle must be at most 10s");
-		return -EINVAL;
-	}
-	if (desync_out_of_range(tb[TCA_DESYNC_OFFSET_MAX], 0,
-				DESYNC_OFFSET_MAX_NS / NSEC_PER_USEC)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_OFFSET_MAX],
-				    "desync: offset_max must be at most 1s");
-		return -EINVAL;
-	}
-	if (desync_out_of_range(tb[TCA_DESYNC_SLOTS], 1, DESYNC_SLOTS_MAX)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_SLOTS],
-				    "desync: slots must be 1..1024");
-		return -EINVAL;
-	}
-	if (desync_out_of_range(tb[TCA_DESYNC_HOLD_LIMIT], 1, U32_MAX)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_HOLD_LIMIT],
-				    "desync: hold_limit must be at least 1 segment");
-		return -EINVAL;
-	}
-	if (desync_out_of_range(tb[TCA_DESYNC_CE_THRESHOLD], 0,
-				DESYNC_CE_MAX_US)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_CE_THRESHOLD],
-				    "desync: ce_threshold must be at most 1s");
-		return -EINVAL;
-	}
-	if (desync_out_of_range(tb[TCA_DESYNC_CE_BACKLOG], 0,
-				DESYNC_LIMIT_MAX)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_CE_BACKLOG],
-				    "desync: ce_backlog must be at most 1000000 segments");
-		return -EINVAL;
-	}
-
-	if (desync_out_of_range(tb[TCA_DESYNC_SPREAD], 0, TC_DESYNC_SPREAD_MAX)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_SPREAD],
-				    "desync: spread must be 0..100 percent");
-		return -EINVAL;
-	}
-	if (desync_out_of_range(tb[TCA_DESYNC_STICKY], 0, 1)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_STICKY],
-				    "desync: sticky must be 0 or 1");
-		return -EINVAL;
-	}
-	if (desync_out_of_range(tb[TCA_DESYNC_WIDEN], 0, TC_DESYNC_WIDEN_MAX)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_DESYNC_WIDEN],
-				    "desync: widen must be 0..7 steps");
-		return -EINVAL;
-	}
-
 	desync_get_u32(tb[TCA_DESYNC_LIMIT], &cfg->limit);
 	desync_get_u32(tb[TCA_DESYNC_GROUP_BY], &cfg->group_by);
 	desync_get_u32(tb[TCA_DESYNC_GROUPS], &cfg->groups);
@@ -1067,11 +1124,6 @@ static int desync_parse_slot_map(const struct nlattr *attr,
 		return -EINVAL;
 	}
 	n = len / sizeof(*e);
-	if (n > TC_DESYNC_SLOT_MAP_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, attr,
-				    "desync: slot_map takes at most 64 entries");
-		return -EINVAL;
-	}
 	for (i = 1; i < n; i++) {
 		for (j = 0; j < i; j++) {
 			if (e[i].key == e[j].key) {
@@ -1176,8 +1228,7 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	int err;
 
 	if (opt) {
-		err = nla_parse_nested(tb, TCA_DESYNC_MAX, opt, desync_policy,
-				       extack);
+		err = desync_parse_opts(tb, opt, extack);
 		if (err < 0)
 			return err;
 	}
@@ -1455,12 +1506,22 @@ static int __init desync_module_init(void)
 	BUILD_BUG_ON(DESYNC_BYPASS_PRIO_MAX != TC_DESYNC_BYPASS_PRIO_MAX);
 	BUILD_BUG_ON(DESYNC_SLOT_RANDOM != TC_DESYNC_SLOT_RANDOM);
 	BUILD_BUG_ON(DESYNC_WIDEN_MAX != TC_DESYNC_WIDEN_MAX);
+	BUILD_BUG_ON(DESYNC_SLOTS_MAX != TC_DESYNC_SLOTS_MAX);
+	/* The core's products stay in 64 bits up to its own bound. */
+	BUILD_BUG_ON(DESYNC_OFFSET_MAX_NS !=
+		     (u64)TC_DESYNC_OFFSET_MAX_MAX * NSEC_PER_USEC);
 	BUILD_BUG_ON(DSCHED_PRIO_MASK != TC_PRIO_MAX);
 	BUILD_BUG_ON(DSCHED_PRIO_CONTROL != TC_PRIO_CONTROL);
 	BUILD_BUG_ON(DSCHED_TCP_FIN != TCPHDR_FIN);
 	BUILD_BUG_ON(DSCHED_TCP_RST != TCPHDR_RST);
 	BUILD_BUG_ON(DSCHED_TCP_CWR != TCPHDR_CWR);
 	BUILD_BUG_ON(sizeof(struct dsched_group) > 64);
+	/* NLA_POLICY_RANGE() keeps its bounds in s16. */
+	BUILD_BUG_ON(TC_DESYNC_SLOTS_MAX > S16_MAX);
+	BUILD_BUG_ON(TC_DESYNC_HOLD_LIMIT_MIN > S16_MAX);
+	BUILD_BUG_ON(TC_DESYNC_SPREAD_MAX > S16_MAX);
+	BUILD_BUG_ON(TC_DESYNC_WIDEN_MAX > S16_MAX);
+	BUILD_BUG_ON(TC_DESYNC_SLOT_MAP_MAX * sizeof(struct tc_desync_slot_entry) > U16_MAX);
 
 	return register_qdisc(&desync_qdisc_ops);
 }
