@@ -16,11 +16,11 @@
  * The verdict for each request is predicted by a model of the kernel's
  * rules: the attribute walk of nla_parse_nested() in strict mode (exact
  * lengths, no unknown types, NLA_F_NESTED required on the nest and refused
- * on the options, no trailing bytes), tc_modify_qdisc()'s choice between
- * create and change, the bounds and relations of desync_parse() (every
- * option keeps its previous value unless given; relations are checked on
- * the merged result), and the slot map's shape and its fit to the merged
- * group_by and slots.  A request the model and the kernel disagree on, or
+ * on the options, the policy's bounds on every copy of an option, no
+ * trailing bytes), tc_modify_qdisc()'s choice between create and change,
+ * the relations of desync_parse() (every option keeps its previous value
+ * unless given; relations are checked on the merged result), and the slot
+ * map's shape and its fit to the merged group_by and slots.  A request the model and the kernel disagree on, or
  * a dump that differs from the model, is a mismatch.
  *
  * Message i depends only on the seed, i and the model's state, so a run is
@@ -742,10 +742,18 @@ static int model_options(const struct nlattr *nest, struct state *c, const char 
 			*why = "unknown attribute type";
 			return -EINVAL;
 		}
-		/* NLA_BINARY without a length: any size, even none. */
+		/*
+		 * NLA_BINARY of at most 64 entries, or none.  The policy
+		 * checks every copy of an attribute, not only the last one,
+		 * which is the one that counts.
+		 */
 		if (type == TCA_DESYNC_SLOT_MAP) {
 			if (a->nla_type & NLA_F_NESTED) {
 				*why = "NLA_F_NESTED on slot_map";
+				return -EINVAL;
+			}
+			if (len > TC_DESYNC_SLOT_MAP_MAX * MAP_ENTRY) {
+				*why = "slot_map over 64 entries";
 				return -EINVAL;
 			}
 			tb[type] = a;
@@ -763,6 +771,11 @@ static int model_options(const struct nlattr *nest, struct state *c, const char 
 			*why = "NLA_F_NESTED on a scalar";
 			return -EINVAL;
 		}
+		/* Every copy within its bounds, as the policy checks them. */
+		if (attr_u(a) < ainfo[type].min || attr_u(a) > ainfo[type].max) {
+			*why = "option out of its bounds";
+			return -EINVAL;
+		}
 		tb[type] = a;
 	}
 	if (rem > 0) {
@@ -770,17 +783,6 @@ static int model_options(const struct nlattr *nest, struct state *c, const char 
 		return -EINVAL;
 	}
 
-	for (t = 1; t <= TCA_DESYNC_MAX; t++) {
-		uint64_t v;
-
-		if (!tb[t] || !ainfo[t].width)
-			continue;
-		v = attr_u(tb[t]);
-		if (v < ainfo[t].min || v > ainfo[t].max) {
-			*why = "option out of its bounds";
-			return -EINVAL;
-		}
-	}
 	for (t = 1; t <= TCA_DESYNC_MAX; t++)
 		if (tb[t] && ainfo[t].width)
 			n.v[t] = attr_u(tb[t]);
