@@ -47,17 +47,19 @@
 #define _DSCHED_H
 
 #include "dsched_types.h"
+/* The bounds of the options, which the ones below follow. */
+#include "pkt_sched_desync.h"
 
 #define DSCHED_NONE		0xffffffffU	/* end of an index list */
-#define DESYNC_SLOT_RANDOM	0xffffffffU
+#define DESYNC_SLOT_RANDOM	TC_DESYNC_SLOT_RANDOM
 
 /* Upper bounds that keep every product and shift of the core in 64 bits. */
-#define DESYNC_OFFSET_MAX_NS	1000000000U	/* 1 s */
+#define DESYNC_OFFSET_MAX_NS	(TC_DESYNC_OFFSET_MAX_MAX * 1000U)
 /* Steps of offset_max a window may grow by, in 3 bits of the group's flags. */
-#define DESYNC_WIDEN_MAX	7U
+#define DESYNC_WIDEN_MAX	((u32)TC_DESYNC_WIDEN_MAX)
 /* A widened group narrows one step per this many bursts on average. */
 #define DESYNC_NARROW_ODDS	1024U
-#define DESYNC_SLOTS_MAX	1024U
+#define DESYNC_SLOTS_MAX	((u32)TC_DESYNC_SLOTS_MAX)
 /* Longer bursts say nothing more about the window; keeps spread's product in 64 bits. */
 #define DESYNC_BURST_DUR_MAX_NS	100000000000ULL	/* 100 s */
 /* The DRR quantum comes from the device MTU, which may be absurd. */
@@ -65,11 +67,11 @@
 #define DESYNC_QUANTUM_MAX	0x100000U	/* 1 MiB, as sch_fq */
 
 /* Values of the netlink contract the core decides on. */
-#define DESYNC_GROUP_BY_DST	0
-#define DESYNC_GROUP_BY_FLOW	1
-#define DESYNC_GROUP_BY_MARK	2
-#define DESYNC_GROUP_BY_PRIO	3
-#define DESYNC_BYPASS_PRIO_MAX	63
+#define DESYNC_GROUP_BY_DST	TC_DESYNC_GROUP_BY_DST
+#define DESYNC_GROUP_BY_FLOW	TC_DESYNC_GROUP_BY_FLOW
+#define DESYNC_GROUP_BY_MARK	TC_DESYNC_GROUP_BY_MARK
+#define DESYNC_GROUP_BY_PRIO	TC_DESYNC_GROUP_BY_PRIO
+#define DESYNC_BYPASS_PRIO_MAX	TC_DESYNC_BYPASS_PRIO_MAX
 #define DSCHED_PRIO_MASK	15	/* TC_PRIO_MAX */
 #define DSCHED_PRIO_CONTROL	7	/* TC_PRIO_CONTROL */
 #define DSCHED_TCP_FIN		0x01
