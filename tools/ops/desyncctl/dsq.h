@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "desync_opts.h"
 #include "pkt_sched_desync.h"
 
 struct nl_sock;
@@ -96,12 +97,10 @@ int dsq_get_stats(struct nl_sock *sk, int ifindex, uint32_t handle,
 void dsq_fmt_handle(char *buf, size_t len, uint32_t handle);
 void dsq_fmt_parent(char *buf, size_t len, uint32_t parent);
 
-/* Option names in the order "tc qdisc show" prints them. */
-extern const int dsq_opt_order[];
-extern const size_t dsq_opt_count;
-const char *dsq_opt_name(int type);
-const char *dsq_group_by_name(uint64_t v, char *buf, size_t len);
-bool dsq_opt_is_time(int type);
+/*
+ * The options' names, order, units and words are desync_opts[]'s
+ * (desync_opts.h), as the tc plugin prints them.
+ */
 
 /*
  * Bytes of the well-formed UTF-8 sequence that starts @s, 0 if none does.

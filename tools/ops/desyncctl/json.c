@@ -46,42 +46,36 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void json_opt(FILE *f, const struct dsq *d, int type)
+/* "NAME":VALUE with the JSON type the tc plugin gives the option. */
+static void json_opt(FILE *f, const struct dsq *d, const struct desync_opt *o)
 {
-	uint64_t v = d->opt[type];
+	char buf[3 * (TC_DESYNC_BYPASS_PRIO_MAX + 1) + 1];
+	uint64_t v = d->opt[o->attr];
 	const char *sep = "";
-	char buf[32];
-	int prio;
+	uint64_t bit;
 
-	fprintf(f, "\"%s\":", dsq_opt_name(type));
-	switch (type) {
-	case TCA_DESYNC_GROUP_BY:
-		fprintf(f, "\"%s\"", dsq_group_by_name(v, buf, sizeof(buf)));
+	fprintf(f, "\"%s\":", o->name);
+	switch (desync_opt_json(o)) {
+	case DESYNC_JSON_STRING:
+		fprintf(f, "\"%s\"", desync_opt_format(o, v, buf, sizeof(buf)));
 		break;
-	case TCA_DESYNC_SLOT:
-		if (v == TC_DESYNC_SLOT_RANDOM)
-			fputs("\"random\"", f);
-		else
-			fprintf(f, "\"%" PRIu64 "\"", v);
+	case DESYNC_JSON_BOOL:
+		fputs(v ? "true" : "false", f);
 		break;
-	case TCA_DESYNC_SEED:
-		fprintf(f, "\"%" PRIu64 "\"", v);
-		break;
-	case TCA_DESYNC_BYPASS_PRIO:
+	case DESYNC_JSON_ARRAY:
 		fputc('[', f);
-		for (prio = 0; prio <= TC_DESYNC_BYPASS_PRIO_MAX; prio++) {
-			if (v & (1ULL << prio)) {
-				fprintf(f, "%s%d", sep, prio);
+		for (bit = o->min; bit <= o->max; bit++) {
+			if (v & (1ULL << bit)) {
+				fprintf(f, "%s%" PRIu64, sep, bit);
 				sep = ",";
 			}
 		}
 		fputc(']', f);
 		break;
-	case TCA_DESYNC_STICKY:
-		fputs(v ? "true" : "false", f);
-		break;
-	default:
+	case DESYNC_JSON_NUMBER:
+	case DESYNC_JSON_MAP:
 		fprintf(f, "%" PRIu64, v);
+		break;
 	}
 }
 
@@ -110,18 +104,23 @@ static void json_one(FILE *f, const struct dsq *d)
 	fprintf(f, ",\"kind\":\"desync\",\"handle\":\"%s\",\"parent\":\"%s\",",
 		h, p);
 	fputs("\"options\":{", f);
-	for (i = 0; i < dsq_opt_count; i++) {
-		if (d->has_opt[dsq_opt_order[i]]) {
-			fputs(sep, f);
-			json_opt(f, d, dsq_opt_order[i]);
-			sep = ",";
-		}
-		/* Where tc prints it: after bypass_prio. */
-		if (dsq_opt_order[i] == TCA_DESYNC_BYPASS_PRIO && d->has_slot_map) {
+	for (i = 0; i < desync_opts_count; i++) {
+		const struct desync_opt *o = &desync_opts[i];
+
+		if (o->flags & DESYNC_OPT_OFF)
+			continue;
+		if (o->unit == DESYNC_UNIT_MAP) {
+			if (!d->has_slot_map)
+				continue;
 			fputs(sep, f);
 			json_slot_map(f, d);
-			sep = ",";
+		} else if (d->has_opt[o->attr]) {
+			fputs(sep, f);
+			json_opt(f, d, o);
+		} else {
+			continue;
 		}
+		sep = ",";
 	}
 	fputs("},", f);
 	fprintf(f, "\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64 ",\"drops\":%" PRIu64

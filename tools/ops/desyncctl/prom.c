@@ -17,6 +17,7 @@ enum prom_unit {
 	PROM_NS,		/* nanoseconds, exported as seconds */
 	PROM_US,		/* microseconds, exported as seconds */
 	PROM_PERCENT,		/* exported as a ratio */
+	PROM_OPT,		/* the option's own unit (desync_opts[]) */
 };
 
 struct prom_metric {
@@ -125,37 +126,37 @@ static const struct prom_metric prom_metrics[] = {
 	  PROM_COUNT, get_stat, XS_GROUPS_HELD },
 	{ "desync_limit_packets", "gauge",
 	  "Configured limit of queued segments (option limit).",
-	  PROM_COUNT, get_opt, TCA_DESYNC_LIMIT },
+	  PROM_OPT, get_opt, TCA_DESYNC_LIMIT },
 	{ "desync_hold_limit_packets", "gauge",
 	  "Queued segments that end a hold early (option hold_limit).",
-	  PROM_COUNT, get_opt, TCA_DESYNC_HOLD_LIMIT },
+	  PROM_OPT, get_opt, TCA_DESYNC_HOLD_LIMIT },
 	{ "desync_groups", "gauge",
 	  "Group buckets (option groups).",
-	  PROM_COUNT, get_opt, TCA_DESYNC_GROUPS },
+	  PROM_OPT, get_opt, TCA_DESYNC_GROUPS },
 	{ "desync_idle_seconds", "gauge",
 	  "Silence that ends a burst (option idle).",
-	  PROM_US, get_opt, TCA_DESYNC_IDLE },
+	  PROM_OPT, get_opt, TCA_DESYNC_IDLE },
 	{ "desync_offset_max_seconds", "gauge",
 	  "Upper bound of a hold (option offset_max).",
-	  PROM_US, get_opt, TCA_DESYNC_OFFSET_MAX },
+	  PROM_OPT, get_opt, TCA_DESYNC_OFFSET_MAX },
 	{ "desync_slots", "gauge",
 	  "Slots in the offset window (option slots).",
-	  PROM_COUNT, get_opt, TCA_DESYNC_SLOTS },
+	  PROM_OPT, get_opt, TCA_DESYNC_SLOTS },
 	{ "desync_ce_threshold_seconds", "gauge",
 	  "Wait since eligible above which ECT packets are CE-marked, 0 off (option ce_threshold).",
-	  PROM_US, get_opt, TCA_DESYNC_CE_THRESHOLD },
+	  PROM_OPT, get_opt, TCA_DESYNC_CE_THRESHOLD },
 	{ "desync_ce_backlog_segments", "gauge",
 	  "Segments queued ahead in its group from which an ECT packet is CE-marked, 0 off (option ce_backlog).",
-	  PROM_COUNT, get_opt, TCA_DESYNC_CE_BACKLOG },
+	  PROM_OPT, get_opt, TCA_DESYNC_CE_BACKLOG },
 	{ "desync_spread_ratio", "gauge",
 	  "Offset window as a share of the last burst, 0 fixed (option spread).",
-	  PROM_PERCENT, get_opt, TCA_DESYNC_SPREAD },
+	  PROM_OPT, get_opt, TCA_DESYNC_SPREAD },
 	{ "desync_sticky", "gauge",
 	  "1 when a group keeps its offset until a sender loses a packet (option sticky).",
-	  PROM_COUNT, get_opt, TCA_DESYNC_STICKY },
+	  PROM_OPT, get_opt, TCA_DESYNC_STICKY },
 	{ "desync_widen_steps", "gauge",
 	  "Steps of offset_max a group's window may widen by after retransmit timeouts, 0 fixed (option widen).",
-	  PROM_COUNT, get_opt, TCA_DESYNC_WIDEN },
+	  PROM_OPT, get_opt, TCA_DESYNC_WIDEN },
 };
 
 /*
@@ -199,6 +200,18 @@ static void prom_labels(FILE *f, const struct dsq *d)
 	prom_label(f, "parent", p, false);
 }
 
+/* Times are microseconds on netlink, exported as seconds; percentages as ratios. */
+static enum prom_unit prom_opt_unit(int attr)
+{
+	const struct desync_opt *o = desync_opt_by_attr(attr);
+
+	if (o && o->unit == DESYNC_UNIT_TIME)
+		return PROM_US;
+	if (o && o->unit == DESYNC_UNIT_PERCENT)
+		return PROM_PERCENT;
+	return PROM_COUNT;
+}
+
 /* Exact decimals: a double would round a counter past 2^53. */
 static void prom_value(FILE *f, enum prom_unit unit, uint64_t v)
 {
@@ -215,6 +228,8 @@ static void prom_value(FILE *f, enum prom_unit unit, uint64_t v)
 	case PROM_PERCENT:
 		fprintf(f, "%" PRIu64 ".%02" PRIu64, v / 100, v % 100);
 		break;
+	case PROM_OPT:
+		break;	/* resolved by prom_opt_unit() */
 	}
 }
 
@@ -231,13 +246,13 @@ static void prom_info(FILE *f, const struct dsq_list *l)
 		fputs("desync_info", f);
 		prom_labels(f, d);
 		prom_label(f, "group_by",
-			   dsq_group_by_name(d->opt[TCA_DESYNC_GROUP_BY], buf, sizeof(buf)),
+			   desync_opt_format(desync_opt_by_attr(TCA_DESYNC_GROUP_BY),
+					     d->opt[TCA_DESYNC_GROUP_BY], buf, sizeof(buf)),
 			   false);
-		if (d->opt[TCA_DESYNC_SLOT] == TC_DESYNC_SLOT_RANDOM)
-			snprintf(buf, sizeof(buf), "random");
-		else
-			snprintf(buf, sizeof(buf), "%" PRIu64, d->opt[TCA_DESYNC_SLOT]);
-		prom_label(f, "slot", buf, false);
+		prom_label(f, "slot",
+			   desync_opt_format(desync_opt_by_attr(TCA_DESYNC_SLOT),
+					     d->opt[TCA_DESYNC_SLOT], buf, sizeof(buf)),
+			   false);
 		fputs("} 1\n", f);
 	}
 }
@@ -249,6 +264,8 @@ void dsq_print_prom(FILE *f, const struct dsq_list *l)
 
 	for (m = 0; m < ARRAY_SIZE(prom_metrics); m++) {
 		const struct prom_metric *pm = &prom_metrics[m];
+		enum prom_unit unit = pm->unit == PROM_OPT ?
+				      prom_opt_unit(pm->arg) : pm->unit;
 
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", pm->name, pm->help,
 			pm->name, pm->type);
@@ -258,7 +275,7 @@ void dsq_print_prom(FILE *f, const struct dsq_list *l)
 			fputs(pm->name, f);
 			prom_labels(f, &l->v[i]);
 			fputs("} ", f);
-			prom_value(f, pm->unit, v);
+			prom_value(f, unit, v);
 			fputc('\n', f);
 		}
 	}

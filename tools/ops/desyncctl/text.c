@@ -25,91 +25,26 @@ static const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
-/*
- * An option's time as the tc plugin prints it: exact, in the largest unit
- * that holds it whole (2ms, 1500us, 1s, 0us), so that the line reads back.
- */
-static const char *fmt_opt_us(char *buf, size_t len, uint64_t us)
+/* " NAME VALUE", or the word alone for sticky, as the tc plugin prints it. */
+static void print_opt(FILE *f, const struct dsq *d, const struct desync_opt *o)
 {
-	if (us && us % 1000000 == 0)
-		snprintf(buf, len, "%" PRIu64 "s", us / 1000000);
-	else if (us && us % 1000 == 0)
-		snprintf(buf, len, "%" PRIu64 "ms", us / 1000);
+	char buf[3 * (TC_DESYNC_BYPASS_PRIO_MAX + 1) + 1];
+
+	desync_opt_format(o, d->opt[o->attr], buf, sizeof(buf));
+	if (o->unit == DESYNC_UNIT_BOOL)
+		fprintf(f, " %s", buf);
 	else
-		snprintf(buf, len, "%" PRIu64 "us", us);
-	return buf;
-}
-
-static void print_prios(FILE *f, uint64_t mask)
-{
-	const char *sep = "";
-	int prio;
-
-	if (!mask) {
-		fputs("none", f);
-		return;
-	}
-	for (prio = 0; prio <= TC_DESYNC_BYPASS_PRIO_MAX; prio++) {
-		if (mask & (1ULL << prio)) {
-			fprintf(f, "%s%d", sep, prio);
-			sep = ",";
-		}
-	}
-}
-
-static void print_opt(FILE *f, const struct dsq *d, int type)
-{
-	uint64_t v = d->opt[type];
-	char buf[32];
-
-	/* A word alone, as tc prints it. */
-	if (type == TCA_DESYNC_STICKY) {
-		fputs(v ? " sticky" : " nosticky", f);
-		return;
-	}
-	fprintf(f, " %s ", dsq_opt_name(type));
-	switch (type) {
-	case TCA_DESYNC_LIMIT:
-	case TCA_DESYNC_HOLD_LIMIT:
-	case TCA_DESYNC_CE_BACKLOG:
-		fprintf(f, "%" PRIu64 "p", v);
-		break;
-	case TCA_DESYNC_GROUP_BY:
-		fputs(dsq_group_by_name(v, buf, sizeof(buf)), f);
-		break;
-	case TCA_DESYNC_IDLE:
-	case TCA_DESYNC_OFFSET_MAX:
-	case TCA_DESYNC_CE_THRESHOLD:
-		fputs(fmt_opt_us(buf, sizeof(buf), v), f);
-		break;
-	case TCA_DESYNC_SLOT:
-		if (v == TC_DESYNC_SLOT_RANDOM)
-			fputs("random", f);
-		else
-			fprintf(f, "%" PRIu64, v);
-		break;
-	case TCA_DESYNC_SPREAD:
-		fprintf(f, "%" PRIu64 "%%", v);
-		break;
-	case TCA_DESYNC_BYPASS_PRIO:
-		print_prios(f, v);
-		break;
-	default:
-		fprintf(f, "%" PRIu64, v);
-	}
+		fprintf(f, " %s %s", o->name, buf);
 }
 
 /* As tc takes it: KEY:SLOT pairs, "none" for an empty map. */
 static void print_slot_map(FILE *f, const struct dsq *d)
 {
-	uint32_t i;
+	char buf[TC_DESYNC_SLOT_MAP_MAX * sizeof("4294967295:4294967295,")];
 
-	fputs(" slot_map ", f);
-	if (!d->slot_map_len)
-		fputs("none", f);
-	for (i = 0; i < d->slot_map_len; i++)
-		fprintf(f, "%s%u:%u", i ? "," : "", d->slot_map[i].key,
-			d->slot_map[i].slot);
+	fprintf(f, " slot_map %s",
+		desync_opt_format_map(d->slot_map, d->slot_map_len, buf,
+				      sizeof(buf)));
 }
 
 static void print_one(FILE *f, const struct dsq *d)
@@ -121,12 +56,17 @@ static void print_one(FILE *f, const struct dsq *d)
 	dsq_fmt_handle(h, sizeof(h), d->handle);
 	dsq_fmt_parent(p, sizeof(p), d->parent);
 	fprintf(f, "qdisc desync %s dev %s parent %s\n", h, d->dev, p);
-	for (i = 0; i < dsq_opt_count; i++) {
-		if (d->has_opt[dsq_opt_order[i]])
-			print_opt(f, d, dsq_opt_order[i]);
-		/* Where tc prints it: after bypass_prio. */
-		if (dsq_opt_order[i] == TCA_DESYNC_BYPASS_PRIO && d->has_slot_map)
-			print_slot_map(f, d);
+	for (i = 0; i < desync_opts_count; i++) {
+		const struct desync_opt *o = &desync_opts[i];
+
+		if (o->flags & DESYNC_OPT_OFF)
+			continue;
+		if (o->unit == DESYNC_UNIT_MAP) {
+			if (d->has_slot_map)
+				print_slot_map(f, d);
+		} else if (d->has_opt[o->attr]) {
+			print_opt(f, d, o);
+		}
 	}
 	fputc('\n', f);
 	fprintf(f, " Sent %" PRIu64 " bytes %" PRIu64 " pkt (dropped %" PRIu64
