@@ -33,7 +33,10 @@ import random
 import re
 import time
 
-SLOT_MAP_MAX = 64
+# Bounds of the module's options, generated from its headers (Makefile).
+import desync_consts as dc
+
+SLOT_MAP_MAX = dc.TC_DESYNC_SLOT_MAP_MAX
 
 
 class PlanError(Exception):
@@ -119,10 +122,13 @@ def load_profile(doc):
         jobs = doc['jobs']
     except KeyError as e:
         raise PlanError('profile lacks %s' % e)
-    if not 1 <= slots <= 1024:
-        raise PlanError('slots must be 1..1024')
-    if window_us <= 0 or window_us > 1e6:
-        raise PlanError('offset_max must be in (0, 1s]')
+    if not dc.TC_DESYNC_SLOTS_MIN <= slots <= dc.TC_DESYNC_SLOTS_MAX:
+        raise PlanError('slots must be %d..%d' % (dc.TC_DESYNC_SLOTS_MIN,
+                                                  dc.TC_DESYNC_SLOTS_MAX))
+    # A window of 0 holds nothing: there would be no slot to plan.
+    if window_us <= 0 or window_us > dc.TC_DESYNC_OFFSET_MAX_MAX:
+        raise PlanError('offset_max must be in (0, %s]'
+                        % fmt_time_us(dc.TC_DESYNC_OFFSET_MAX_MAX))
     if not jobs:
         raise PlanError('profile has no jobs')
     width_us = window_us / slots
