@@ -10,6 +10,10 @@
 # failed setup) counts as failed.  Exits 1 when anything failed.
 #
 # Run inside the guest by itself as: run-vm.sh --guest KO STAGE TAP
+#
+# desync.json keeps its own copy of every default and bound, apart from
+# the headers the module and the tools share: it checks the contract
+# independently (README.md).
 
 set -uo pipefail
 

@@ -33,6 +33,16 @@
  *
  * Exit status: 0 when every message matched, 1 on any mismatch, 2 on a
  * usage or setup error.
+ *
+ * Deliberately independent of the option contract's shared copies: the
+ * defaults and bounds below (DEF_*, *_MAX) are this file's own, not
+ * desync_defaults.h's nor the TC_DESYNC_<OPT>_MIN/_MAX of
+ * pkt_sched_desync.h that the module's policy, the tc plugin, desyncctl
+ * and the ns-3 model share.  A wrong edit of those headers then shows as
+ * a mismatch here instead of moving the fuzzer along with the kernel.
+ * Only the attribute numbers, the structures and the few bounds the
+ * header carried from the start (group_by's values, spread, widen, the
+ * slot map's entries) come from pkt_sched_desync.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
