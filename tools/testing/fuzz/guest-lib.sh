@@ -76,6 +76,21 @@ kmsg_splats_since()	# MARK
 	dmesg | sed -n "/$1/,\$p" | grep -E "$KMSG_RE"
 }
 
+# Under kmemleak (the debug kernel) a leak shows only after a scan.  Scans
+# now and prints what it found since the last call, then forgets it, so
+# that each leak is reported once.  kmemleak skips objects younger than
+# 5 s: wait that long first, or a leak of the last seconds goes to the
+# next caller (tools/testing/vm/guest-run.sh scans once more at the end).
+KMEMLEAK=/sys/kernel/debug/kmemleak
+kmemleak_new()
+{
+	[ -w "$KMEMLEAK" ] || return 0
+	sleep 6
+	echo scan > "$KMEMLEAK"
+	grep -A 12 'unreferenced object' "$KMEMLEAK"
+	echo clear > "$KMEMLEAK"
+}
+
 bg()
 {
 	"$@" &

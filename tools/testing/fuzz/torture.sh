@@ -16,7 +16,8 @@
 #   mtu        MTU changes on the veth and a huge MTU on a dummy device
 #   netns      a namespace deleted with its held qdisc and traffic
 #
-# After each phase: no kernel splat since the phase began, the module's
+# After each phase: no kernel splat since the phase began, no leak in a
+# kmemleak scan (on a kernel that has kmemleak), the module's
 # refcount back to zero once its qdiscs are gone, and unreclaimable slab
 # (SUnreclaim, after dropping caches) within SLAB_TOL_KB of the baseline
 # taken after a warm-up.  Prints one KTAP line per phase and
@@ -29,7 +30,7 @@ source "$(dirname "$(readlink -f "$0")")/guest-lib.sh"
 case ${1:-} in
 short) CYCLES=1 ;;
 long) CYCLES=10 ;;
-*) sed -n '3,24s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+*) sed -n '3,25s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac
 # A leaked group table is 16 KiB or more (1024 groups); a long run leaks
 # several MiB if anything leaks per cycle.  Slab noise between two idle
@@ -77,9 +78,11 @@ no_desync_left()
 # Checks a phase: splats, refcount, slab.  Each failure is one message.
 check_phase()	# NAME MARK
 {
-	local name=$1 mark=$2 splats slab msgs=()
+	local name=$1 mark=$2 splats leaks slab msgs=()
 
 	kill_bg
+	leaks=$(kmemleak_new)
+	[ -z "$leaks" ] || ERRS+=("kmemleak: $(echo "$leaks" | head -n 12)")
 	splats=$(kmsg_splats_since "$mark")
 	[ -z "$splats" ] || ERRS+=("kernel splat: $(echo "$splats" | head -n 3)")
 	if module_loaded; then
