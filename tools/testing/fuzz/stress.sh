@@ -6,9 +6,10 @@
 # The long robustness run: the netlink fuzzer with 100000 messages and the
 # long lifecycle torture on Debian's 6.1 and 6.12 kernels, then both again
 # on the debug kernel (KASAN, lockdep, kmemleak, UBSAN, debug objects),
-# which is built first when missing (see tools/testing/vm/build-debug-kernel.sh;
-# hours from nothing on 2 cores, seconds once cached).  The debug kernel
-# runs 20000 messages: under emulation it is several times slower.
+# which is built first when missing (see tools/testing/vm/build-debug-kernel.sh:
+# about half an hour from nothing on 2 cores, seconds once cached).  The
+# debug kernel runs 20000 messages: under emulation it is several times
+# slower.
 #
 # Environment: FUZZ_SEED (default random, printed), STRESS_COUNT (100000),
 # STRESS_DEBUG_COUNT (20000), STRESS_DEBUG=0 to skip the debug kernel.

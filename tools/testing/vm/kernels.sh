@@ -45,7 +45,7 @@ kver_or_fetch()
 		return 0
 	fi
 	is_short_kver "$1" || die "kernel $1 is not cached; run $VM_DIR/fetch-kernels.sh"
-	# The debug kernel is built, not downloaded: that takes hours, not seconds.
+	# The debug kernel is built, not downloaded: about half an hour, not seconds.
 	[ "$1" != debug ] || die "no debug kernel; run $VM_DIR/build-debug-kernel.sh"
 	"$VM_DIR/fetch-kernels.sh" "$1" >&2 || die "fetching kernel $1 failed"
 	resolve_cached_kver "$1" || die "kernel $1 still not cached"
