@@ -13,7 +13,9 @@
  *   send      UDP bursts carrying (stream, burst, seq, tx time)
  *   recv      UDP receiver printing per-burst delay lines and a summary
  *   tcp-sink  TCP receiver that never writes (its side only sends ACKs)
- *   tcp-send  TCP sender of a fixed number of bytes
+ *   tcp-send  TCP sender of a fixed number of bytes, or for a fixed time
+ *   flood     unresponsive UDP from many sockets (sendmmsg), optionally
+ *             with one SO_TXTIME-stamped datagram every few milliseconds
  *
  * Every mode has a bounded run time.  Output is one record per line,
  * "key value" pairs, so shell tests can pick fields with awk.
@@ -695,7 +697,7 @@ static int do_recv(int argc, char **argv)
 static int do_tcp_sink(int argc, char **argv)
 {
 	const char *laddr = "::", *ready = NULL;
-	int64_t timeout_ns = 20 * NSEC_PER_SEC, deadline;
+	int64_t timeout_ns = 20 * NSEC_PER_SEC, deadline, interval_ns = 0, next = 0;
 	unsigned long long total = 0;
 	unsigned int port = 9001;
 	struct sockaddr_storage ss;
@@ -703,12 +705,13 @@ static int do_tcp_sink(int argc, char **argv)
 	socklen_t slen;
 	char buf[65536];
 
-	while ((c = getopt(argc, argv, "l:p:t:r:")) != -1) {
+	while ((c = getopt(argc, argv, "l:p:t:r:i:")) != -1) {
 		switch (c) {
 		case 'l': laddr = optarg; break;
 		case 'p': port = parse_u64(optarg, "port"); break;
 		case 't': timeout_ns = parse_time(optarg); break;
 		case 'r': ready = optarg; break;
+		case 'i': interval_ns = parse_time(optarg); break;
 		default: return 1;
 		}
 	}
@@ -724,9 +727,14 @@ static int do_tcp_sink(int argc, char **argv)
 	write_ready(ready);
 	deadline = now_ns(CLOCK_MONOTONIC) + timeout_ns;
 
-	/* Only read: everything this side transmits is pure ACKs/FIN/SYN. */
+	/*
+	 * Only read: everything this side transmits is pure ACKs/FIN/SYN.
+	 * With -i, a "progress" line every interval from the accept on: the
+	 * wall-clock time (so that a shell can place its own events) and
+	 * the bytes read so far.
+	 */
 	for (;;) {
-		int64_t left = deadline - now_ns(CLOCK_MONOTONIC);
+		int64_t now = now_ns(CLOCK_MONOTONIC), left = deadline - now, wait = left;
 		struct pollfd pfd = { .fd = cfd >= 0 ? cfd : fd, .events = POLLIN };
 		ssize_t n;
 
@@ -734,10 +742,20 @@ static int do_tcp_sink(int argc, char **argv)
 			fprintf(stderr, "%s: tcp-sink timed out\n", prog);
 			break;
 		}
-		if (poll(&pfd, 1, (int)(left / 1000000) + 1) <= 0)
+		if (interval_ns && cfd >= 0) {
+			if (now >= next) {
+				printf("progress real_us %lld rx_bytes %llu\n",
+				       (long long)(now_ns(CLOCK_REALTIME) / NSEC_PER_USEC), total);
+				next += interval_ns;
+			}
+			if (next - now < wait)
+				wait = next - now;
+		}
+		if (poll(&pfd, 1, (int)(wait / 1000000) + 1) <= 0)
 			continue;
 		if (cfd < 0) {
 			cfd = accept(fd, NULL, NULL);
+			next = now_ns(CLOCK_MONOTONIC);
 			continue;
 		}
 		n = read(cfd, buf, sizeof(buf));
@@ -752,11 +770,47 @@ static int do_tcp_sink(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Keep @fd's send buffer full for @duration_ns, then reset the
+ * connection: a throughput measurement must end on time even when the
+ * path is stalled, and a graceful close would wait for the stalled data.
+ */
+static int tcp_send_for(int fd, const char *buf, size_t len, int64_t duration_ns)
+{
+	int64_t end = now_ns(CLOCK_MONOTONIC) + duration_ns;
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	unsigned long long done = 0;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK))
+		die("fcntl: %s", strerror(errno));
+	for (;;) {
+		int64_t left = end - now_ns(CLOCK_MONOTONIC);
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		ssize_t w;
+
+		if (left <= 0)
+			break;
+		if (poll(&pfd, 1, (int)(left / 1000000) + 1) <= 0)
+			continue;
+		w = write(fd, buf, len);
+		if (w < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (w <= 0)
+			die("write: %s", w < 0 ? strerror(errno) : "short");
+		done += w;
+	}
+	printf("tcp tx_bytes %llu\n", done);
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(fd);
+	return 0;
+}
+
 static int do_tcp_send(int argc, char **argv)
 {
 	const char *dst = NULL;
 	unsigned long long bytes = 1 << 20, done = 0;
-	int64_t timeout_ns = 20 * NSEC_PER_SEC;
+	int64_t timeout_ns = 20 * NSEC_PER_SEC, duration_ns = 0;
 	unsigned int port = 9001;
 	struct sockaddr_storage ss;
 	struct timeval tv;
@@ -764,12 +818,13 @@ static int do_tcp_send(int argc, char **argv)
 	char buf[16384];
 	int fd, fam, c;
 
-	while ((c = getopt(argc, argv, "d:p:N:t:")) != -1) {
+	while ((c = getopt(argc, argv, "d:p:N:t:D:")) != -1) {
 		switch (c) {
 		case 'd': dst = optarg; break;
 		case 'p': port = parse_u64(optarg, "port"); break;
 		case 'N': bytes = parse_u64(optarg, "bytes"); break;
 		case 't': timeout_ns = parse_time(optarg); break;
+		case 'D': duration_ns = parse_time(optarg); break;
 		default: return 1;
 		}
 	}
@@ -786,6 +841,8 @@ static int do_tcp_send(int argc, char **argv)
 	if (connect(fd, (struct sockaddr *)&ss, slen))
 		die("connect: %s", strerror(errno));
 	memset(buf, 0x5a, sizeof(buf));
+	if (duration_ns)
+		return tcp_send_for(fd, buf, sizeof(buf), duration_ns);
 	while (done < bytes) {
 		size_t n = bytes - done < sizeof(buf) ? bytes - done : sizeof(buf);
 		ssize_t w = write(fd, buf, n);
@@ -803,6 +860,166 @@ static int do_tcp_send(int argc, char **argv)
 	return 0;
 }
 
+/* ----------------------------------------------------------------- flood */
+
+#define FLOOD_MAX_SOCKS	256
+#define FLOOD_BATCH	64
+
+/*
+ * What an unprivileged user can do to a qdisc with UDP: -j sockets to the
+ * -d destinations in turn, each sending batches of -s byte datagrams
+ * (0: empty ones) with sendmmsg() for -t, never slowing down for drops,
+ * and waiting in poll() only when every socket's send buffer is full.
+ * With -E, one 1-byte datagram to -e ADDR every -G, stamped with
+ * SO_TXTIME (CLOCK_MONOTONIC, which needs no privilege) -E ahead, from
+ * the wall-clock time -a (in us) on if given: a process started on a
+ * guest busy with a flood may take seconds to run.
+ */
+static int do_flood(int argc, char **argv)
+{
+	const char *dst[MAX_DST], *stamp_dst = NULL;
+	int ndst = 0, nsock = 8, c, i, j, fds[FLOOD_MAX_SOCKS], sfd = -1;
+	int64_t duration_ns = NSEC_PER_SEC, stamp_ahead = -1, stamp_gap = 5000000;
+	int64_t end, next_stamp, stamp_from_us = 0;
+	unsigned long long sent = 0, full = 0, stamped = 0, stamp_err = 0;
+	unsigned int port = 9;
+	size_t size = 0;
+	struct sockaddr_storage ss[FLOOD_MAX_SOCKS], sss;
+	socklen_t slen[FLOOD_MAX_SOCKS], sslen;
+	struct mmsghdr msgs[FLOOD_BATCH];
+	struct iovec iov;
+	char *buf;
+
+	while ((c = getopt(argc, argv, "d:p:s:j:t:E:e:G:a:")) != -1) {
+		switch (c) {
+		case 'd':
+			if (ndst == MAX_DST)
+				die("flood: at most %d destinations", MAX_DST);
+			dst[ndst++] = optarg;
+			break;
+		case 'p': port = parse_u64(optarg, "port"); break;
+		case 's': size = parse_u64(optarg, "size"); break;
+		case 'j': nsock = parse_u64(optarg, "sockets"); break;
+		case 't': duration_ns = parse_time(optarg); break;
+		case 'E': stamp_ahead = parse_time(optarg); break;
+		case 'e': stamp_dst = optarg; break;
+		case 'G': stamp_gap = parse_time(optarg); break;
+		case 'a': stamp_from_us = parse_u64(optarg, "start time"); break;
+		default: return 1;
+		}
+	}
+	if (!ndst && !stamp_dst)
+		die("flood: -d ADDR or -e ADDR is required");
+	if (nsock < 1 || nsock > FLOOD_MAX_SOCKS)
+		die("flood: 1 to %d sockets", FLOOD_MAX_SOCKS);
+	if (size > 65000)
+		die("flood: size too large");
+	if (stamp_dst && stamp_ahead < 0)
+		die("flood: -e needs -E");
+	if (!ndst)
+		nsock = 0;
+	buf = calloc(1, size ? size : 1);
+	if (!buf)
+		die("out of memory");
+	for (i = 0; i < nsock; i++) {
+		int fam = parse_addr(dst[i % ndst], port, &ss[i], &slen[i]);
+
+		fds[i] = socket(fam, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+		if (fds[i] < 0)
+			die("socket: %s", strerror(errno));
+	}
+	if (stamp_dst) {
+		struct sock_txtime_compat st = { .clockid = CLOCK_MONOTONIC };
+		int fam = parse_addr(stamp_dst, port, &sss, &sslen);
+
+		sfd = socket(fam, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+		if (sfd < 0)
+			die("socket: %s", strerror(errno));
+		if (setsockopt(sfd, SOL_SOCKET, SO_TXTIME, &st, sizeof(st)))
+			die("SO_TXTIME: %s", strerror(errno));
+	}
+	iov.iov_base = buf;
+	iov.iov_len = size;
+	end = now_ns(CLOCK_MONOTONIC) + duration_ns;
+	next_stamp = 0;
+	if (stamp_from_us) {
+		int64_t wait = stamp_from_us * NSEC_PER_USEC - now_ns(CLOCK_REALTIME);
+
+		if (wait > 0)
+			next_stamp = now_ns(CLOCK_MONOTONIC) + wait;
+	}
+	for (;;) {
+		int64_t now = now_ns(CLOCK_MONOTONIC);
+		bool all_full = nsock > 0;
+
+		if (now >= end)
+			break;
+		if (sfd >= 0 && now >= next_stamp) {
+			char cbuf[CMSG_SPACE(sizeof(uint64_t))] = { 0 };
+			uint64_t t = now + stamp_ahead;
+			struct msghdr m = {
+				.msg_name = &sss, .msg_namelen = sslen,
+				.msg_iov = &(struct iovec){ .iov_base = buf, .iov_len = 1 },
+				.msg_iovlen = 1,
+				.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+			};
+			struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_TXTIME;
+			cm->cmsg_len = CMSG_LEN(sizeof(t));
+			memcpy(CMSG_DATA(cm), &t, sizeof(t));
+			if (sendmsg(sfd, &m, 0) < 0)
+				stamp_err++;
+			else
+				stamped++;
+			next_stamp = now + stamp_gap;
+		}
+		for (i = 0; i < nsock; i++) {
+			int n;
+
+			for (j = 0; j < FLOOD_BATCH; j++) {
+				memset(&msgs[j], 0, sizeof(msgs[j]));
+				msgs[j].msg_hdr.msg_name = &ss[i];
+				msgs[j].msg_hdr.msg_namelen = slen[i];
+				msgs[j].msg_hdr.msg_iov = &iov;
+				msgs[j].msg_hdr.msg_iovlen = 1;
+			}
+			n = sendmmsg(fds[i], msgs, FLOOD_BATCH, 0);
+			if (n > 0) {
+				sent += n;
+				all_full = false;
+			} else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+				/* ENOBUFS and the like: the qdisc dropped; go on. */
+				all_full = false;
+			}
+		}
+		if (all_full) {
+			struct pollfd pfd[FLOOD_MAX_SOCKS];
+			int64_t wait = end - now;
+
+			full++;
+			if (sfd >= 0 && next_stamp - now < wait)
+				wait = next_stamp - now;
+			for (i = 0; i < nsock; i++) {
+				pfd[i].fd = fds[i];
+				pfd[i].events = POLLOUT;
+			}
+			poll(pfd, nsock, (int)(wait / 1000000) + 1);
+		} else if (!nsock) {
+			sleep_until(next_stamp < end ? next_stamp : end);
+		}
+	}
+	printf("flood sent %llu full %llu stamped %llu stamp_errors %llu\n",
+	       sent, full, stamped, stamp_err);
+	for (i = 0; i < nsock; i++)
+		close(fds[i]);
+	if (sfd >= 0)
+		close(sfd);
+	free(buf);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -811,15 +1028,17 @@ static void usage(void)
 		"              [-b SNDBUF] [-S STREAM] [-o] [-v]\n"
 		"       %s recv [-l ADDR] [-p PORT] [-t TIMEOUT] [-q QUIET] [-c COUNT] [-r READY_FILE]\n"
 		"              [-b RCVBUF] [-u] [-v]\n"
-		"       %s tcp-sink [-l ADDR] [-p PORT] [-t TIMEOUT] [-r READY_FILE]\n"
-		"       %s tcp-send -d ADDR [-p PORT] [-N BYTES] [-t TIMEOUT]\n"
+		"       %s tcp-sink [-l ADDR] [-p PORT] [-t TIMEOUT] [-r READY_FILE] [-i INTERVAL]\n"
+		"       %s tcp-send -d ADDR [-p PORT] [-N BYTES | -D DURATION] [-t TIMEOUT]\n"
+		"       %s flood -d ADDR [-d ADDR...] [-p PORT] [-s SIZE] [-j SOCKETS] [-t DURATION]\n"
+		"              [-E TXTIME_OFF -e ADDR [-G GAP] [-a START_REAL_US]]\n"
 		"Times take ns/us/ms/s suffixes (bare numbers are us). BURST_GAP is the\n"
 		"silence between the last packet of a burst and the next burst. Every\n"
 		"packet goes to each -d ADDR[,mark=N][,prio=N], or with -o each burst to\n"
 		"the next one (one socket each, so each has its own source port).\n"
 		"-M N gives the i-th packet sent mark MARK + i %% N (MARK defaults to 0).\n"
 		"recv prints its results on SIGTERM too.\n",
-		prog, prog, prog, prog);
+		prog, prog, prog, prog, prog);
 }
 
 int main(int argc, char **argv)
@@ -837,6 +1056,8 @@ int main(int argc, char **argv)
 		return do_tcp_sink(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "tcp-send"))
 		return do_tcp_send(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "flood"))
+		return do_flood(argc - 1, argv + 1);
 	usage();
 	return 1;
 }
