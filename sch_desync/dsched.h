@@ -51,6 +51,11 @@
 #include "pkt_sched_desync.h"
 
 #define DSCHED_NONE		0xffffffffU	/* end of an index list */
+/* dsched_overlimit_victim(): what loses a packet when 'limit' is full. */
+#define DSCHED_DROP_ARRIVAL	DSCHED_NONE
+#define DSCHED_DROP_BYPASS	(DSCHED_NONE - 1)
+/* Buckets of flows with packets waiting for departure times, a power of 2. */
+#define DSCHED_EDT_FLOWS	256
 #define DESYNC_SLOT_RANDOM	TC_DESYNC_SLOT_RANDOM
 
 /* Upper bounds that keep every product and shift of the core in 64 bits. */
@@ -75,6 +80,7 @@
 #define DSCHED_PRIO_MASK	15	/* TC_PRIO_MAX */
 #define DSCHED_PRIO_CONTROL	7	/* TC_PRIO_CONTROL */
 #define DSCHED_TCP_FIN		0x01
+#define DSCHED_TCP_SYN		0x02
 #define DSCHED_TCP_RST		0x04
 #define DSCHED_TCP_CWR		0x80
 
@@ -145,13 +151,16 @@ struct dsched_params {
 /*
  * What the caller read from one packet; the core decides with it.  The
  * caller fills flow_hash when group_by is flow or the packet has no
- * destination address (has_dst 0), and may leave it 0 otherwise.
+ * destination address (has_dst 0), and may leave it 0 otherwise; it
+ * fills owner when group_by is dst (dsched_classify()), and may leave it
+ * 0 otherwise.
  */
 struct dsched_pkt {
 	u32		prio;		/* skb->priority */
 	u32		mark;		/* skb->mark */
 	u32		dst_hash;	/* keyed hash of the destination address */
 	u32		flow_hash;
+	u32		owner;		/* local sender's user, 0: root or none */
 	s32		payload;	/* transport payload bytes, -1 unknown */
 	u8		has_dst;
 	u8		tcp_flags;	/* TCP header flags, 0 if not TCP */
@@ -217,10 +226,18 @@ struct dsched {
 	u32			held_segs;	/* segments in HELD groups */
 	u32			hold_slack_ns;	/* see dsched_set_hold_slack() */
 	s64			bypass_credit;	/* bytes it may still go first */
+	u32			fat;		/* the fattest group, or DSCHED_NONE */
+	u32			ctl_turn;	/* dsched_ctl_first() */
 	u64			rng;
 	struct dsched_params	p;
 	struct dsched_stats	st;
 	struct dsched_slot_map	slot_map;	/* len 0: every group uses p.slot */
+	/*
+	 * Packets waiting outside their group for a departure time, per
+	 * bucket of their flow (dsched_edt_enter()).  Not touched by
+	 * dsched_reset(): the caller keeps those packets across a rehash.
+	 */
+	u32			edt_flows[DSCHED_EDT_FLOWS];
 };
 
 /* Time comparisons that survive the wrap of a u64 nanosecond clock. */

@@ -43,6 +43,13 @@
 #define DSCHED_BYPASS_SHARE	3
 #define DSCHED_BYPASS_BURST	(64 * 1024)
 #define DSCHED_BYPASS_LIMIT_SHIFT 2
+/*
+ * Pure ACKs queued ahead: a 1 << ACK_SHIFT part of 'limit'.  They wait
+ * in arrival order, and a quarter of 'limit' of them took a second to
+ * drain at a rate where a flood halves their share: the peer's RTO
+ * fired, and the download collapsed.
+ */
+#define DSCHED_CTL_ACK_SHIFT	4
 
 /*
  * Timer precision.  EDT departures get sch_fq's 10 us.  Holds are random
@@ -265,10 +272,52 @@ static inline u64 dsched_ready_time(const struct dsched_group *g, u64 enq_ns)
 /* ---- classification ---- */
 
 /*
+ * The key of a destination group of local user @owner, whose address
+ * hashes to @dst_hash.
+ *
+ * A group learns from the loss state of the sockets whose packets it
+ * carries (dsched_note_loss()): its sticky offset and its widened window
+ * belong to whoever sends in it.  Keyed by the destination alone, one
+ * group would carry every local user's traffic to that host, and any
+ * user could move a job's offset and widen its window with connections
+ * of its own that time out (a port the peer drops): about
+ * DESYNC_NARROW_ODDS bursts of longer holds per step, for a job that
+ * lost nothing.  Recording in the group who started its burst and
+ * taking signs only from that user would not do: the group is shared,
+ * so another user who starts a burst in it (one datagram after a
+ * silence) owns that burst and widens the window its next start takes,
+ * whoever starts it; and the group's cache line has no room left.  So
+ * each user's traffic to a destination is a group of its own, and a
+ * user's signs move only its own groups.  A job is one user on a host,
+ * so its bursts to a destination stay one group, and the same
+ * destination's bursts of two users are two bursts that draw apart.
+ *
+ * The destination hash is keyed, so mixing the owner into it before the
+ * bucket is taken gives every pair of users its own unpredictable
+ * collisions, not the same ones for every destination as a plain
+ * offset per user would.  Owner 0 (root, kernel sockets, forwarded
+ * traffic, the ns-3 model's one user per host) keeps the destination's
+ * own key; the mixer is murmur3's finalizer, a bijection.
+ */
+static inline u32 dsched_owner_key(u32 dst_hash, u32 owner)
+{
+	u32 h = dst_hash ^ owner;
+
+	if (!owner)
+		return dst_hash;
+	h ^= h >> 16;
+	h *= 0x85ebca6bU;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35U;
+	return h ^ (h >> 16);
+}
+
+/*
  * The group of a packet.  Marks and priorities are small integers the
  * user chose: keep them apart.  Address and flow hashes are already
  * mixed; their high bits pick the bucket (as the kernel's
- * reciprocal_scale() does), which also works for a table of one.
+ * reciprocal_scale() does), which also works for a table of one.  A
+ * destination's group is also its sender's user's (dsched_owner_key()).
  */
 static inline u32 dsched_classify(const struct dsched *s,
 				  const struct dsched_pkt *pk)
@@ -285,7 +334,8 @@ static inline u32 dsched_classify(const struct dsched *s,
 		break;
 	default:
 		/* Non-IP frames have no destination address: use the flow. */
-		key = pk->has_dst ? pk->dst_hash : pk->flow_hash;
+		key = pk->has_dst ? dsched_owner_key(pk->dst_hash, pk->owner) :
+		      pk->flow_hash;
 		break;
 	}
 	return (u32)(((u64)key * s->ngroups) >> 32);
@@ -361,6 +411,126 @@ static inline bool dsched_share_fits(u32 queued, u32 segs, u32 limit)
 {
 	return dsched_limit_fits(queued, segs,
 				 limit >> DSCHED_BYPASS_LIMIT_SHIFT);
+}
+
+/*
+ * Whether a packet that goes ahead (dsched_bypass()) is TCP control: a
+ * TCP packet without payload (a pure ACK, a SYN, a lone FIN or RST) that
+ * goes ahead for that alone.  It waits in a FIFO of its own, not behind
+ * the empty datagrams any local user can queue by the hundred: a pure
+ * ACK that waited behind a quarter of 'limit' of them clocked the peer's
+ * download at a tenth of its rate.  One whose priority sends it ahead
+ * anyway stays in the bypass FIFO with its connection's data, so that
+ * its FIN keeps their order.
+ */
+static inline bool dsched_bypass_ctl(const struct dsched *s,
+				     const struct dsched_pkt *pk)
+{
+	if (!pk->tcp_flags || pk->payload)
+		return false;
+	if ((pk->prio & DSCHED_PRIO_MASK) == DSCHED_PRIO_CONTROL)
+		return false;
+	return pk->prio > DESYNC_BYPASS_PRIO_MAX ||
+	       !((s->p.bypass_prio >> pk->prio) & 1);
+}
+
+/*
+ * May a TCP control packet join @queued segments of its FIFO?  Pure ACKs
+ * hold a 1 << ACK_SHIFT part of 'limit' there: ACKs are cumulative, a
+ * later one carries what a dropped one said, and a download whose ACKs
+ * outrun the link must not queue seconds of them ahead of the next.  A
+ * SYN, FIN or RST is bounded by 'limit' alone: a SYN lost costs its
+ * connection a second.
+ */
+static inline bool dsched_ctl_fits(const struct dsched_pkt *pk, u32 queued,
+				   u32 segs, u32 limit)
+{
+	if (pk->tcp_flags & (DSCHED_TCP_SYN | DSCHED_TCP_FIN | DSCHED_TCP_RST))
+		return true;
+	return dsched_limit_fits(queued, segs, limit >> DSCHED_CTL_ACK_SHIFT);
+}
+
+/*
+ * Whether the TCP control FIFO's head goes next, ahead of the groups:
+ * alone, or taking turns with @other, the bypass FIFO or a due
+ * departure, one packet each, so that neither a flood of empty
+ * datagrams delays another connection's ACKs nor a raw socket's flood
+ * of pure ACKs stalls the rest.
+ */
+static inline bool dsched_ctl_first(struct dsched *s, bool other)
+{
+	if (!other)
+		return true;
+	s->ctl_turn ^= 1;
+	return s->ctl_turn;
+}
+
+/*
+ * Which queue loses a packet when 'limit' is full and a packet arrives
+ * for @idx (DSCHED_NONE: the bypass FIFO or the departure-time queue)
+ * whose queue holds @queued segments (0 for one that must not be
+ * dropped in favour of its own queue: a pure ACK or SYN in the bypass
+ * FIFO).  As fq_codel drops from its fattest flow, the fattest queue
+ * loses, so that one sender filling 'limit' cannot drop everyone else's
+ * packets: the fattest group (a group or the arrival's group fatter
+ * than the one remembered takes its place; the remembered one may have
+ * shrunk since, but is still fatter than the arrival's), else the bypass
+ * FIFO when it is fatter, else the arrival itself.  O(1): no scan of the
+ * groups per packet, however many are queued.
+ */
+static inline u32 dsched_overlimit_victim(struct dsched *s, u32 idx,
+					  u32 queued, u32 bypass_segs)
+{
+	u32 fat = s->fat, fat_segs = 0;
+
+	if (fat != DSCHED_NONE)
+		fat_segs = s->groups[fat].segs;
+	if (idx != DSCHED_NONE && s->groups[idx].segs >= fat_segs) {
+		fat = idx;
+		fat_segs = s->groups[idx].segs;
+	}
+	s->fat = fat_segs ? fat : DSCHED_NONE;
+	if (bypass_segs > fat_segs)
+		return queued < bypass_segs ? DSCHED_DROP_BYPASS :
+		       DSCHED_DROP_ARRIVAL;
+	if (!fat_segs || fat == idx || queued >= fat_segs)
+		return DSCHED_DROP_ARRIVAL;
+	return fat;
+}
+
+/*
+ * Which goes first of the heads of the bypass FIFO, which arrived at
+ * @bypass_ns, and of the departure-time queue, due since @due_ns: the
+ * earlier.  Both go ahead of the groups on one credit; served in a fixed
+ * order, a bypass FIFO that a flood of empty datagrams keeps full would
+ * never let a due departure go.
+ */
+static inline bool dsched_bypass_first(u64 bypass_ns, u64 due_ns)
+{
+	return !dsched_time_before(due_ns, bypass_ns);
+}
+
+/*
+ * A packet of the flow keyed @flow went to wait for its departure time
+ * outside its group, or left that wait.  A due packet of a flow with
+ * packets waiting there goes after them (dsched_edt_flow_waits()), and
+ * so does its FIN or RST; any other flow's due packets and FINs stay in
+ * their groups, so that one user's stamps order no one else's traffic.
+ */
+static inline void dsched_edt_enter(struct dsched *s, u32 flow)
+{
+	s->edt_flows[flow & (DSCHED_EDT_FLOWS - 1)]++;
+}
+
+static inline void dsched_edt_leave(struct dsched *s, u32 flow)
+{
+	s->edt_flows[flow & (DSCHED_EDT_FLOWS - 1)]--;
+}
+
+/* Whether packets of the flow keyed @flow (or of one in its bucket) wait. */
+static inline bool dsched_edt_flow_waits(const struct dsched *s, u32 flow)
+{
+	return s->edt_flows[flow & (DSCHED_EDT_FLOWS - 1)] != 0;
 }
 
 /* Whether the bypass FIFO, when it has a packet, goes before the groups. */
@@ -1200,6 +1370,7 @@ static inline void dsched_reset(struct dsched *s)
 	s->groups_held = 0;
 	s->held_segs = 0;
 	s->bypass_credit = DSCHED_BYPASS_BURST;
+	s->fat = DSCHED_NONE;
 }
 
 /* Give the core its tables; both hold @n entries, n >= 1. */

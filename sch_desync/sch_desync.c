@@ -13,9 +13,10 @@
  * the application.
  *
  * Design:
- *  - Packets are sorted into groups (by destination address by default,
- *    or by flow hash, skb mark or skb priority), hashed into a fixed table
- *    allocated at configuration time.  Nothing is allocated per packet.
+ *  - Packets are sorted into groups (by destination address and local
+ *    sending user by default, or by flow hash, skb mark or skb priority),
+ *    hashed into a fixed table allocated at configuration time.  Nothing
+ *    is allocated per packet.
  *  - A group that has been empty and silent for 'idle' starts a burst
  *    with its next packet: the group is held for an offset drawn in
  *    [0, offset_max] (or inside a slot of that window).  Only the start is
@@ -75,6 +76,7 @@
 #include <linux/types.h>
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
+#include <net/ipv6.h>
 #include <net/ip.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
@@ -142,6 +144,9 @@ struct desync_sched_data {
 	struct sk_buff		*bypass_head;	/* never held, sent first */
 	struct sk_buff		*bypass_tail;
 	u32			bypass_segs;
+	struct sk_buff		*ctl_head;	/* TCP control: dsched_bypass_ctl() */
+	struct sk_buff		*ctl_tail;
+	u32			ctl_segs;
 	u32			segs;		/* queued in total, for 'limit' */
 	u32			stamped_segs;	/* of packets stamped ahead */
 	struct rb_root_cached	edt_root;	/* waiting for departure times */
@@ -215,11 +220,31 @@ static struct sk_buff *desync_fifo_pop(void **head)
 }
 
 /*
+ * Whether the IP header's length @iplen of the packet at @noff is what
+ * the skb carries.  The lengths are read from the IP header, which any
+ * sender of raw frames writes: a frame whose header says 40 bytes but
+ * that carries 1400 more would otherwise pass as a pure ACK at full
+ * size.  The only bytes allowed past the IP packet are Ethernet's
+ * padding to its minimum frame (ETH_ZLEN): a bridged 54-byte pure ACK
+ * arrives as 60 bytes, 46 of them from the network header on (42 or 46
+ * with an inline VLAN tag).  A packet that short is no threat: on a
+ * device without padding, the few bytes it may carry still go ahead.
+ */
+static bool desync_len_agrees(const struct sk_buff *skb, int noff, int iplen)
+{
+	int nlen = skb->len - noff;
+
+	return nlen == iplen ||
+	       (nlen > iplen && nlen <= ETH_ZLEN - ETH_HLEN);
+}
+
+/*
  * Read the transport header at @l4off of an IP packet whose IP header
  * says @l4len bytes follow: the payload length and the TCP flags.  The
- * IP header's length, not skb->len, because a frame padded to the
- * Ethernet minimum (a bridged pure ACK) is no bigger inside.  Anything
- * unparsed stays "unknown", which is treated as data.
+ * IP header's length, checked against skb->len by the caller
+ * (desync_len_agrees()), because a frame padded to the Ethernet minimum
+ * (a bridged pure ACK) is no bigger inside.  Anything unparsed stays
+ * "unknown", which is treated as data.
  */
 static void desync_l4_info(const struct sk_buff *skb, u8 proto, int l4off,
 			   int l4len, struct dsched_pkt *pk)
@@ -241,6 +266,30 @@ static void desync_l4_info(const struct sk_buff *skb, u8 proto, int l4off,
 			pk->payload = l4len - sizeof(struct udphdr);
 		return;
 	}
+}
+
+/*
+ * desync_l4_info() for an IPv6 packet: past its extension headers (a
+ * pure ACK with a Hop-by-Hop header is still one), never for a fragment
+ * (frag_off holds the offset and the more-fragments flag): its transport
+ * header is elsewhere, or its length is not the transport's.
+ */
+static void desync_l6_info(const struct sk_buff *skb,
+			   const struct ipv6hdr *ip6h, int noff,
+			   struct dsched_pkt *pk)
+{
+	int start = noff + (int)sizeof(*ip6h);
+	u8 nexthdr = ip6h->nexthdr;
+	__be16 frag_off = 0;
+	int l4off = start;
+
+	if (IS_ENABLED(CONFIG_IPV6) && ipv6_ext_hdr(nexthdr)) {
+		l4off = ipv6_skip_exthdr(skb, start, &nexthdr, &frag_off);
+		if (l4off < 0 || frag_off)
+			return;
+	}
+	desync_l4_info(skb, nexthdr, l4off,
+		       ntohs(ip6h->payload_len) - (l4off - start), pk);
 }
 
 /* The EDT departure time of @skb if it is ahead of @now and plausible. */
@@ -278,6 +327,21 @@ static u32 desync_flow_hash(const struct desync_sched_data *q,
 }
 
 /*
+ * The local user who sent @skb, for its destination group
+ * (dsched_owner_key()): the uid of its full socket, 0 for the kernel's
+ * own packets and forwarded ones.  sk_uid changes only by a chown of the
+ * socket, which no user can make another's without CAP_CHOWN.
+ */
+static u32 desync_skb_owner(const struct sk_buff *skb)
+{
+	const struct sock *sk = skb->sk;
+
+	if (!sk || !sk_fullsock(sk))
+		return 0;
+	return __kuid_val(READ_ONCE(sk->sk_uid));
+}
+
+/*
  * Fill what the core's decisions need from @skb at @now: one look at the
  * network header serves both the bypass and the group questions.
  */
@@ -292,6 +356,7 @@ static void desync_read_pkt(const struct desync_sched_data *q,
 	pk->has_dst = 0;
 	pk->tcp_flags = 0;
 	pk->flow_hash = 0;
+	pk->owner = 0;
 	pk->later = 0;
 
 	switch (skb_protocol(skb, true)) {
@@ -305,8 +370,12 @@ static void desync_read_pkt(const struct desync_sched_data *q,
 		pk->dst_hash = jhash_1word((__force u32)iph->daddr,
 					   q->perturbation);
 		pk->has_dst = 1;
-		/* A GSO packet is data, whatever its (possibly 0) tot_len. */
-		if (!skb_is_gso(skb) && !(iph->frag_off & htons(IP_OFFSET)))
+		/*
+		 * A GSO packet is data, whatever its (possibly 0) tot_len;
+		 * so is a packet with more bytes than its header says.
+		 */
+		if (!skb_is_gso(skb) && !(iph->frag_off & htons(IP_OFFSET)) &&
+		    desync_len_agrees(skb, noff, ntohs(iph->tot_len)))
 			desync_l4_info(skb, iph->protocol, noff + iph->ihl * 4,
 				       ntohs(iph->tot_len) - iph->ihl * 4, pk);
 		break;
@@ -321,24 +390,30 @@ static void desync_read_pkt(const struct desync_sched_data *q,
 		pk->dst_hash = jhash2((__force const u32 *)ip6h->daddr.s6_addr32,
 				      4, q->perturbation);
 		pk->has_dst = 1;
-		if (!skb_is_gso(skb))
-			desync_l4_info(skb, ip6h->nexthdr, noff + sizeof(*ip6h),
-				       ntohs(ip6h->payload_len), pk);
+		if (!skb_is_gso(skb) &&
+		    desync_len_agrees(skb, noff,
+				      sizeof(*ip6h) + ntohs(ip6h->payload_len)))
+			desync_l6_info(skb, ip6h, noff, pk);
 		break;
 	}
 	}
 
 	if (q->core.p.group_by == DESYNC_GROUP_BY_FLOW || !pk->has_dst)
 		pk->flow_hash = desync_flow_hash(q, skb);
+	else if (q->core.p.group_by == DESYNC_GROUP_BY_DST)
+		pk->owner = desync_skb_owner(skb);
 	/*
 	 * Only a FIN or RST asks about departure times (dsched_bypass()):
-	 * its own, when it lies ahead, or those of data waiting for theirs,
-	 * which may be its connection's and still unsent when their time
-	 * has come (a parent busy with another packet).
+	 * its own, when it lies ahead, or those of its connection's data
+	 * waiting for theirs, still unsent when their time has come (a
+	 * parent busy with another packet).  Other users' waiting packets
+	 * are not its concern: it would wait behind their stamps.
 	 */
 	if (pk->tcp_flags & (DSCHED_TCP_FIN | DSCHED_TCP_RST))
 		pk->later = desync_edt_future(skb, now) ||
-			    !RB_EMPTY_ROOT(&q->edt_root.rb_root);
+			    (!RB_EMPTY_ROOT(&q->edt_root.rb_root) &&
+			     dsched_edt_flow_waits(&q->core,
+						   desync_flow_hash(q, skb)));
 }
 
 /* Segments a packet will be on the wire: what 'limit' and 'hold_limit' count. */
@@ -422,10 +497,27 @@ static u64 desync_skb_sender_idle(const struct sk_buff *skb, bool lost)
 				  lost || desync_skb_resends(skb, sk));
 }
 
-static void desync_bypass_add(struct desync_sched_data *q, struct sk_buff *skb)
+static void desync_bypass_add(struct desync_sched_data *q, struct sk_buff *skb,
+			      bool ctl)
 {
-	desync_fifo_add((void **)&q->bypass_head, (void **)&q->bypass_tail, skb);
-	q->bypass_segs += desync_skb_cb(skb)->segs;
+	if (ctl) {
+		desync_fifo_add((void **)&q->ctl_head, (void **)&q->ctl_tail,
+				skb);
+		q->ctl_segs += desync_skb_cb(skb)->segs;
+	} else {
+		desync_fifo_add((void **)&q->bypass_head,
+				(void **)&q->bypass_tail, skb);
+		q->bypass_segs += desync_skb_cb(skb)->segs;
+	}
+	q->stat_bypass++;
+}
+
+static struct sk_buff *desync_ctl_pop(struct desync_sched_data *q)
+{
+	struct sk_buff *skb = desync_fifo_pop((void **)&q->ctl_head);
+
+	q->ctl_segs -= desync_skb_cb(skb)->segs;
+	return skb;
 }
 
 static struct sk_buff *desync_bypass_pop(struct desync_sched_data *q)
@@ -482,6 +574,9 @@ static void desync_edt_add(struct desync_sched_data *q, struct sk_buff *skb)
 	u64 t = desync_edt_key(skb);
 	bool leftmost = true;
 
+	/* Before skb->rbnode overwrites skb->dev, which the dissector reads. */
+	dsched_edt_enter(&q->core, desync_flow_hash(q, skb));
+
 	while (*p) {
 		parent = *p;
 		if ((s64)t < (s64)desync_edt_key(rb_to_skb(parent))) {
@@ -505,17 +600,61 @@ static void desync_segs_leave(struct desync_sched_data *q, struct sk_buff *skb)
 		q->stamped_segs -= cb->segs;
 }
 
+/*
+ * 'limit' is full and a packet of @segs segments arrives for group @idx
+ * (DSCHED_NONE: the bypass FIFO or edt_root) whose queue holds @queued
+ * segments: drop from the fattest queue until it fits
+ * (dsched_overlimit_victim()), each drop counted, the packets dropped
+ * and their bytes added to *@pkts and *@bytes for the parents.  False
+ * when the arrival is to be dropped instead.  Packets in edt_root and a
+ * parent's sch->gso_skb are never taken: the first are bounded by their
+ * own share, the second is on its way.
+ */
+static bool desync_make_room(struct Qdisc *sch, u32 idx, u32 queued, u32 segs,
+			     u64 now, unsigned int *pkts, unsigned int *bytes,
+			     struct sk_buff **to_free)
+{
+	struct desync_sched_data *q = qdisc_priv(sch);
+	struct dsched *core = &q->core;
+
+	do {
+		/* The fatter of the two FIFOs that go ahead stands for both. */
+		bool ctl = q->ctl_segs > q->bypass_segs;
+		u32 v = dsched_overlimit_victim(core, idx, queued,
+						ctl ? q->ctl_segs :
+						q->bypass_segs);
+		struct sk_buff *skb;
+
+		if (v == DSCHED_DROP_ARRIVAL)
+			return false;
+		if (v == DSCHED_DROP_BYPASS) {
+			skb = ctl ? desync_ctl_pop(q) : desync_bypass_pop(q);
+		} else {
+			skb = desync_fifo_pop(&core->groups[v].head);
+			dsched_remove(core, v, desync_skb_cb(skb)->segs, now);
+		}
+		desync_segs_leave(q, skb);
+		(*pkts)++;
+		*bytes += qdisc_pkt_len(skb);
+		qdisc_qstats_backlog_dec(sch, skb);
+		sch->q.qlen--;
+		qdisc_qstats_drop(sch);
+		q->stat_drop_overlimit++;
+		__qdisc_drop(skb, to_free);
+	} while (!dsched_limit_fits(q->segs, segs, sch->limit));
+	return true;
+}
+
 static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 			      struct sk_buff **to_free)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
+	unsigned int dropped = 0, dropped_bytes = 0;
 	u32 segs = desync_skb_segs(skb);
+	u32 idx = DSCHED_NONE, queued = 0;
+	bool bypass, ctl = false, stamped, waits = false;
 	struct dsched_pkt pk;
-	bool bypass, stamped;
 	u64 now;
-
-	if (unlikely(!dsched_limit_fits(q->segs, segs, sch->limit)))
-		goto drop;
 
 	now = ktime_get_ns();
 	desync_read_pkt(q, skb, now, &pk);
@@ -528,18 +667,49 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	if (unlikely(stamped &&
 		     !dsched_share_fits(q->stamped_segs, segs, sch->limit)))
 		goto drop;
+	if (bypass) {
+		/*
+		 * TCP control has a FIFO of its own, never dropped for its
+		 * own size at 'limit' (queued 0): a flood of empty
+		 * datagrams must not cost another connection its SYN or
+		 * its ACKs.
+		 */
+		ctl = dsched_bypass_ctl(&q->core, &pk);
+		if (ctl) {
+			if (unlikely(!dsched_ctl_fits(&pk, q->ctl_segs, segs,
+						      sch->limit)))
+				goto drop;
+		} else {
+			if (unlikely(!dsched_share_fits(q->bypass_segs, segs,
+							sch->limit)))
+				goto drop;
+			queued = q->bypass_segs;
+		}
+	} else {
+		waits = dsched_waits_for_stamp(&q->core, &pk);
+		if (likely(!waits)) {
+			idx = dsched_classify(&q->core, &pk);
+			queued = q->core.groups[idx].segs;
+		}
+	}
+	/*
+	 * 'limit' full: the fattest queue loses, not whoever comes next, so
+	 * that one sender cannot own 'limit' (as fq_codel drops from its
+	 * fattest flow).
+	 */
+	if (unlikely(!dsched_limit_fits(q->segs, segs, sch->limit) &&
+		     !desync_make_room(sch, idx, queued, segs, now, &dropped,
+				       &dropped_bytes, to_free)))
+		goto drop;
+
 	desync_skb_cb(skb)->enq_ns = now;
 	desync_skb_cb(skb)->segs = segs;
 	desync_skb_cb(skb)->stamped = stamped;
 	desync_skb_cb(skb)->marked = 0;
 	desync_skb_cb(skb)->by_arrival = 0;
 	if (bypass) {
-		if (unlikely(!dsched_share_fits(q->bypass_segs, segs,
-						sch->limit)))
-			goto drop;
-		desync_bypass_add(q, skb);
-		q->stat_bypass++;
-	} else if (unlikely(dsched_waits_for_stamp(&q->core, &pk))) {
+		desync_bypass_add(q, skb, ctl);
+	} else if (unlikely(waits)) {
 		/*
 		 * It waits for the data ahead of it.  A stamp of its own that
 		 * is no departure time ahead (past, beyond the horizon, or
@@ -555,7 +725,6 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 		if (stamped)
 			q->stat_edt_wait++;
 	} else {
-		u32 idx = dsched_classify(&q->core, &pk);
 		struct dsched_group *g = &q->core.groups[idx];
 		struct dsched_sender snd;
 
@@ -573,9 +742,14 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 		q->stamped_segs += segs;
 	qdisc_qstats_backlog_inc(sch, skb);
 	sch->q.qlen++;
+	if (unlikely(dropped))
+		qdisc_tree_reduce_backlog(sch, dropped, dropped_bytes);
 	return NET_XMIT_SUCCESS;
 
 drop:
+	/* Packets desync_make_room() dropped before it gave up count too. */
+	if (unlikely(dropped))
+		qdisc_tree_reduce_backlog(sch, dropped, dropped_bytes);
 	q->stat_drop_overlimit++;
 	return qdisc_drop(skb, sch, to_free);
 }
@@ -588,6 +762,8 @@ static void desync_edt_remove(struct Qdisc *sch, struct sk_buff *skb)
 	rb_erase_cached(&skb->rbnode, &q->edt_root);
 	skb_mark_not_on_list(skb);
 	skb->dev = qdisc_dev(sch);
+	/* Its socket and cached hash are as they were: the same flow key. */
+	dsched_edt_leave(&q->core, desync_flow_hash(q, skb));
 }
 
 /*
@@ -643,24 +819,24 @@ static void desync_maybe_mark(struct desync_sched_data *q, struct sk_buff *skb,
 }
 
 /*
- * A due packet whose departure time is not earlier than that of the head
- * of edt_root leaves after it.  The head may be an earlier segment of the
- * same connection, moved there while its time lay ahead and due since,
- * still waiting while the bypass credit is spent: TCP stamps its segments
- * in sequence order, and stamp order keeps them in it.  A stamp ahead
+ * A due packet of a flow with packets in edt_root leaves after them.
+ * They may be its earlier segments, moved there while their time lay
+ * ahead and due since, still waiting while the bypass credit is spent:
+ * TCP stamps its segments in sequence order, and stamp order keeps them
+ * in it.  Only its own flow's: TCP stamps every segment with its send
+ * time, and moving every due packet behind another user's due stamp
+ * would take all traffic out of the groups' round robin.  A stamp ahead
  * (another clock) is no departure time here and keys nothing.
  */
 static bool desync_edt_behind(const struct desync_sched_data *q,
-			      const struct sk_buff *skb, u64 now)
+			      struct sk_buff *skb, u64 now)
 {
 	u64 tstamp = ktime_to_ns(skb->tstamp);
-	const struct sk_buff *head;
 
 	if (!tstamp || RB_EMPTY_ROOT(&q->edt_root.rb_root) ||
 	    dsched_time_before(now, tstamp))
 		return false;
-	head = desync_edt_first(q);
-	return (s64)tstamp >= (s64)desync_edt_key(head);
+	return dsched_edt_flow_waits(&q->core, desync_flow_hash(q, skb));
 }
 
 /*
@@ -711,19 +887,31 @@ static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 }
 
 /*
- * The next packet that goes ahead of the groups' round robin: the bypass
- * FIFO's head, else a packet whose departure time has come.  Both share
- * one credit against the groups, since both are open to any local user.
+ * The next packet that goes ahead of the groups' round robin: of the
+ * bypass FIFO's head and a packet whose departure time has come, the one
+ * that could leave first (dsched_bypass_first()).  Both share one credit
+ * against the groups, since both are open to any local user.
  */
 static struct sk_buff *desync_dequeue_ahead(struct Qdisc *sch, u64 now)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
-	struct sk_buff *skb;
+	struct sk_buff *skb = desync_edt_first(q);
+	u64 due = 0;
 
-	if (q->bypass_head)
+	if (skb) {
+		due = desync_edt_key(skb);
+		if (dsched_time_before(now, due))
+			skb = NULL;
+		else
+			due = dsched_time_max(due, desync_skb_cb(skb)->enq_ns);
+	}
+	if (q->ctl_head && dsched_ctl_first(&q->core, q->bypass_head || skb))
+		return desync_ctl_pop(q);
+	if (q->bypass_head &&
+	    (!skb ||
+	     dsched_bypass_first(desync_skb_cb(q->bypass_head)->enq_ns, due)))
 		return desync_bypass_pop(q);
-	skb = desync_edt_first(q);
-	if (!skb || dsched_time_before(now, desync_edt_key(skb)))
+	if (!skb)
 		return NULL;
 	desync_edt_remove(sch, skb);
 	desync_maybe_mark(q, skb, desync_skb_cb(skb)->enq_ns, now);
@@ -792,6 +980,8 @@ static struct sk_buff *desync_steal_one(struct Qdisc *sch, u64 now)
 	}
 	if (q->bypass_head)
 		return desync_bypass_pop(q);
+	if (q->ctl_head)
+		return desync_ctl_pop(q);
 	return NULL;
 }
 
@@ -807,6 +997,11 @@ static void desync_purge(struct Qdisc *sch)
 	q->bypass_head = NULL;
 	q->bypass_tail = NULL;
 	q->bypass_segs = 0;
+	if (q->ctl_head)
+		rtnl_kfree_skbs(q->ctl_head, q->ctl_tail);
+	q->ctl_head = NULL;
+	q->ctl_tail = NULL;
+	q->ctl_segs = 0;
 
 	while ((skb = desync_edt_first(q))) {
 		desync_edt_remove(sch, skb);
@@ -868,8 +1063,9 @@ static void desync_rehash(struct desync_sched_data *q,
 
 			desync_read_pkt(q, skb, now, &pk);
 			if (dsched_bypass(&q->core, &pk)) {
-				desync_bypass_add(q, skb);
-				q->stat_bypass++;
+				desync_bypass_add(q, skb,
+						  dsched_bypass_ctl(&q->core,
+								    &pk));
 				continue;
 			}
 			idx = dsched_classify(&q->core, &pk);
@@ -1348,11 +1544,110 @@ free_map:
 	return err;
 }
 
+/*
+ * The qdisc @handle of @dev, as qdisc_lookup() (not exported) finds it
+ * on the egress side.  Under RTNL.
+ */
+static const struct Qdisc *desync_find_qdisc(struct net_device *dev,
+					     u32 handle)
+{
+	struct Qdisc *root = rtnl_dereference(dev->qdisc), *q;
+
+	if (!root)
+		return NULL;
+	if (!(root->flags & TCQ_F_BUILTIN) && root->handle == handle)
+		return root;
+	hash_for_each_possible_rcu(dev->qdisc_hash, q, hash, handle,
+				   lockdep_rtnl_is_held()) {
+		if (q->handle == handle)
+			return q;
+	}
+	return NULL;
+}
+
+/*
+ * Parents that serve their other children when one returns nothing to a
+ * dequeue or peek while it has packets: desync does so whenever it holds
+ * a group or a stamped packet.  Each was checked by reading its dequeue
+ * in 6.1 and 6.12.  mq and mqprio (and taprio offloaded) never dequeue:
+ * each child has its own TX queue.  taprio in software, prio and multiq
+ * move on to the next child; htb to the next class (logging once that
+ * desync is "non-work-conserving", which is true and harmless there).
+ * tbf, red, netem and cbs have one child: a NULL from it is a NULL from
+ * them, which is safe if their own parent is, checked up to the root.
+ *
+ * Not listed, hence refused: drr, qfq, ets (also its strict bands: a
+ * change can turn them into DRR bands) and hfsc take a NULL from an
+ * active class's peek for an empty qdisc, return NULL and serve no other
+ * class until that class's watchdog fires, seconds away for a stamped
+ * packet; sfb (desync_check_parents()); and anything not verified.
+ */
+static const char * const desync_safe_parents[] = {
+	"mq", "mqprio", "taprio", "prio", "multiq", "htb",
+	"tbf", "red", "netem", "cbs",
+};
+
+static bool desync_parent_safe(const struct Qdisc *p)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(desync_safe_parents); i++)
+		if (!strcmp(p->ops->id, desync_safe_parents[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Refuse to be created under a parent that desync would stall, or any of
+ * whose ancestors would be stalled.  Checked at init only: tc cannot
+ * move an existing qdisc to another parent.
+ */
+static int desync_check_parents(const struct Qdisc *sch,
+				struct netlink_ext_ack *extack)
+{
+	struct net_device *dev = qdisc_dev(sch);
+	u32 parent = sch->parent;
+	const struct Qdisc *p;
+	int depth;
+
+	/* Qdiscs nest a few deep; the bound only guards the walk. */
+	for (depth = 0; parent != TC_H_ROOT && depth < 32; depth++) {
+		p = desync_find_qdisc(dev, TC_H_MAJ(parent));
+		/*
+		 * Not found: a parent still in its own init (mq, mqprio and
+		 * taprio create their children with the default qdisc, which
+		 * may be desync), or an ingress one, whose graft fails.  Every
+		 * refused parent creates its children as pfifo.
+		 */
+		if (!p)
+			return 0;
+		if (!strcmp(p->ops->id, "sfb")) {
+			/*
+			 * sfb keeps a packet's hashes in the same control
+			 * block area as desync and reads them back when the
+			 * packet leaves: with desync's data there, it would
+			 * unaccount wrong buckets and drop whole flows.
+			 */
+			NL_SET_ERR_MSG_MOD(extack,
+					   "sfb keeps per-packet state where desync keeps its own: use desync as root, under mq, or under prio, htb, tbf or red");
+			return -EOPNOTSUPP;
+		}
+		if (!desync_parent_safe(p)) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "desync holds packets and a parent like drr, qfq, ets or hfsc then stalls its other classes: use desync as root, under mq, mqprio or taprio, or under prio, multiq, htb, tbf, red, netem or cbs");
+			return -EOPNOTSUPP;
+		}
+		parent = p->parent;
+	}
+	return 0;
+}
+
 static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 		       struct netlink_ext_ack *extack)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
 	struct desync_config *cfg = &q->cfg;
+	int err;
 
 	q->sch = sch;
 	cfg->limit = DESYNC_DEF_LIMIT;
@@ -1377,6 +1672,11 @@ static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 	sch->limit = cfg->limit;
 
 	qdisc_watchdog_init_clockid(&q->watchdog, sch, CLOCK_MONOTONIC);
+
+	/* After the watchdog's init: destroy cancels it after a failure. */
+	err = desync_check_parents(sch, extack);
+	if (err)
+		return err;
 
 	return desync_change(sch, opt, extack);
 }
@@ -1418,6 +1718,26 @@ static int desync_dump_slot_map(struct sk_buff *skb,
 	return 0;
 }
 
+/*
+ * Whether the dump @skb goes to a reader who may see the seed: it fixes
+ * every offset drawn, so whoever reads it can predict when the jobs'
+ * bursts start, and no privilege is needed to list qdiscs.  A dump's
+ * skb belongs to the netlink socket it is for (netlink_dump()): as for
+ * inet_diag's socket marks (netlink_net_capable() on the request), the
+ * socket's opener, and the task reading, must have CAP_NET_ADMIN in the
+ * user namespace of the qdisc's netns.  A notification or the reply to
+ * a single get has no owner yet and may reach any listener: no seed.
+ */
+static bool desync_dump_seed(const struct Qdisc *sch,
+			     const struct sk_buff *skb)
+{
+	const struct sock *sk = skb->sk;
+
+	return sk && sk->sk_socket &&
+	       sk_ns_capable(sk, dev_net(qdisc_dev(sch))->user_ns,
+			     CAP_NET_ADMIN);
+}
+
 static int desync_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
 	struct desync_sched_data *q = qdisc_priv(sch);
@@ -1435,8 +1755,9 @@ static int desync_dump(struct Qdisc *sch, struct sk_buff *skb)
 			READ_ONCE(q->cfg.offset_max_us)) ||
 	    nla_put_u32(skb, TCA_DESYNC_SLOTS, READ_ONCE(q->cfg.slots)) ||
 	    nla_put_u32(skb, TCA_DESYNC_SLOT, READ_ONCE(q->cfg.slot)) ||
-	    nla_put_u64_64bit(skb, TCA_DESYNC_SEED, READ_ONCE(q->cfg.seed),
-			      TCA_DESYNC_PAD) ||
+	    (desync_dump_seed(sch, skb) &&
+	     nla_put_u64_64bit(skb, TCA_DESYNC_SEED, READ_ONCE(q->cfg.seed),
+			       TCA_DESYNC_PAD)) ||
 	    nla_put_u32(skb, TCA_DESYNC_HOLD_LIMIT,
 			READ_ONCE(q->cfg.hold_limit)) ||
 	    nla_put_u32(skb, TCA_DESYNC_CE_THRESHOLD,

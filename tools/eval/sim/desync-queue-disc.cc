@@ -205,6 +205,8 @@ void DesyncQueueDisc::ReadPkt(Ptr<QueueDiscItem> item, struct dsched_pkt *pk,
 	pk->dst_hash = Mix32(iph.GetDestination().Get() ^
 			     static_cast<uint64_t>(m_perturbation) << 32);
 	pk->has_dst = 1;
+	/* Each host of the model is one user: its groups are by destination. */
+	pk->owner = 0;
 	if (iph.GetProtocol() == 6 && p->PeekHeader(th)) {
 		pk->payload = static_cast<s32>(p->GetSize()) - th.GetLength() * 4;
 		pk->tcp_flags = th.GetFlags();

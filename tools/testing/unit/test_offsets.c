@@ -662,6 +662,120 @@ static void test_sticky_mapped_slot(void)
 	sim_free(&sim);
 }
 
+/*
+ * One packet of @pk's sender into its group at @t, through the sequence
+ * the module and the model share; @lost and @timeout are its socket's
+ * recovery state.  Returns the group.
+ */
+static u32 owner_pkt(struct sim *sim, const struct dsched_pkt *pk, u64 t,
+		     bool lost, bool timeout)
+{
+	u32 idx = dsched_classify(&sim->s, pk);
+	struct dsched_sender snd = {
+		.idle_ns = dsched_sender_idle(MS, false, lost),
+		.lost = lost,
+		.timeout = timeout,
+	};
+
+	sim_fifo_add(sim, idx, 1000, t);
+	dsched_enqueue_pkt(&sim->s, idx, pk, &snd, t, 1);
+	return idx;
+}
+
+/* Send everything queued at @t, past any hold of an offset_max of 10ms. */
+static void owner_drain(struct sim *sim, u64 t)
+{
+	while (sim_dequeue(sim, t + (DESYNC_WIDEN_MAX + 1) * 10 * MS, NULL,
+			   NULL) != DSCHED_NONE)
+		;
+	check_invariants(sim);
+}
+
+/*
+ * Another local user's retransmit timeouts to a job's destination do not
+ * widen the job's window nor give its burst their sign: a destination's
+ * group is its sender's user's.  Another user's connection to a port the
+ * peer drops times out twice between two bursts of the job (the
+ * selftest unpriv_other_timeouts_widen); the job's next burst starts
+ * with no sign and no step, while that user's own next burst there does
+ * widen.  Owner 0 keeps the destination's bucket, and a pair of users
+ * shares a destination's group only as often as two destinations do.
+ */
+static void test_widen_other_owner(void)
+{
+	struct dsched_pkt job = { .has_dst = 1, .payload = 1000 };
+	struct dsched_pkt other;
+	u32 i, ji, oi, same = 0;
+	u64 t = 10 * MS;
+	struct sim sim;
+
+	CHECK(sizeof(struct dsched_group) <= 64);
+	sim_init(&sim, 1024, 51);
+	sim.s.p.offset_max_ns = 10 * MS;
+	sim.s.p.sticky = 1;
+	sim.s.p.widen = DESYNC_WIDEN_MAX;
+	for (i = 0; i < 65536; i++) {
+		job.dst_hash = i * 0x9e3779b9U;
+		other = job;
+		other.owner = 65534;	/* nobody */
+		same += dsched_classify(&sim.s, &job) ==
+			dsched_classify(&sim.s, &other);
+		CHECK(dsched_owner_key(job.dst_hash, 0) == job.dst_hash);
+	}
+	/* 64 expected at 1 in 1024; never every destination. */
+	CHECK(same >= 16 && same <= 256);
+
+	/* A destination where the two users' groups differ, if any. */
+	for (i = 1; i < 64; i++) {
+		job.dst_hash = i * 0x9e3779b9U;
+		other = job;
+		other.owner = 65534;
+		if (dsched_classify(&sim.s, &job) !=
+		    dsched_classify(&sim.s, &other))
+			break;
+	}
+	/* The job bursts once: its own window, no sign. */
+	ji = owner_pkt(&sim, &job, t, false, false);
+	CHECK(ev.last_idx == ji && ev.last_sign == DSCHED_SIGN_NONE);
+	owner_drain(&sim, t);
+	/* The other user's data, then two timeouts' resends of it. */
+	t += 500 * MS;
+	oi = owner_pkt(&sim, &other, t, false, false);
+	CHECK(oi != ji && ev.last_idx == oi);
+	owner_drain(&sim, t);
+	t += 300 * MS;
+	owner_pkt(&sim, &other, t, true, true);
+	owner_drain(&sim, t);
+	t += 600 * MS;
+	owner_pkt(&sim, &other, t, true, true);
+	owner_drain(&sim, t);
+	/* The job's next burst: no sign, no step. */
+	t += 500 * MS;
+	owner_pkt(&sim, &job, t, false, false);
+	CHECK(ev.last_idx == ji);
+	CHECK(ev.last_sign == DSCHED_SIGN_NONE && ev.last_steps == 0);
+	CHECK(dsched_widen_steps(&sim.s.groups[ji]) == 0);
+	owner_drain(&sim, t);
+	/* The other user learns from its own timeouts. */
+	t += 500 * MS;
+	owner_pkt(&sim, &other, t, false, false);
+	CHECK(ev.last_idx == oi);
+	CHECK(ev.last_sign == DSCHED_SIGN_TIMEOUT && ev.last_steps == 1);
+	owner_drain(&sim, t);
+
+	/* The job's own timeouts still widen its own window. */
+	t += 500 * MS;
+	owner_pkt(&sim, &job, t, true, true);
+	owner_pkt(&sim, &job, t, true, true);
+	owner_drain(&sim, t);
+	t += 500 * MS;
+	owner_pkt(&sim, &job, t, false, false);
+	CHECK(ev.last_idx == ji);
+	CHECK(ev.last_sign == DSCHED_SIGN_TIMEOUT && ev.last_steps == 1);
+	owner_drain(&sim, t);
+	sim_free(&sim);
+}
+
 static const struct test tests[] = {
 	{ "offset_bounds_and_distribution", test_offset_bounds_and_distribution },
 	{ "slots", test_slots },
@@ -673,6 +787,7 @@ static const struct test tests[] = {
 	{ "burst_signs", test_burst_signs },
 	{ "widen_sticky", test_widen_sticky },
 	{ "widen_needs_a_sign", test_widen_needs_a_sign },
+	{ "widen_other_owner", test_widen_other_owner },
 	{ "sticky_slots", test_sticky_slots },
 	{ "sticky_slot_edges", test_sticky_slot_edges },
 	{ "sticky_mapped_slot", test_sticky_mapped_slot },
