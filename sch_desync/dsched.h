@@ -56,6 +56,8 @@
 #define DSCHED_DROP_BYPASS	(DSCHED_NONE - 1)
 /* Buckets of flows with packets waiting for departure times, a power of 2. */
 #define DSCHED_EDT_FLOWS	256
+/* Buckets of sockets with packets stamped ahead, a power of 2. */
+#define DSCHED_STAMP_SOCKS	256
 #define DESYNC_SLOT_RANDOM	TC_DESYNC_SLOT_RANDOM
 
 /* Upper bounds that keep every product and shift of the core in 64 bits. */

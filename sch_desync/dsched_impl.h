@@ -50,6 +50,11 @@
  * fired, and the download collapsed.
  */
 #define DSCHED_CTL_ACK_SHIFT	4
+/*
+ * Packets one socket stamps ahead: a 1 << STAMP_SOCK_SHIFT part of 'limit'
+ * (dsched_stamp_sock_fits()).
+ */
+#define DSCHED_STAMP_SOCK_SHIFT	4
 
 /*
  * Timer precision.  EDT departures get sch_fq's 10 us.  Holds are random
@@ -411,6 +416,28 @@ static inline bool dsched_share_fits(u32 queued, u32 segs, u32 limit)
 {
 	return dsched_limit_fits(queued, segs,
 				 limit >> DSCHED_BYPASS_LIMIT_SHIFT);
+}
+
+/*
+ * May a socket that has @queued segments stamped ahead add @segs more?
+ * The stamped quarter (dsched_share_fits()) is one pool for every user:
+ * one unconnected UDP socket stamping datagrams seconds ahead filled it,
+ * and every other socket's stamped packets, a pacing TCP sender's among
+ * them, were dropped until those seconds passed.  One socket holds at
+ * most a 1 << STAMP_SOCK_SHIFT part of 'limit', so that a quarter holds
+ * at least four such sockets; sch_fq bounds each flow the same way
+ * (flow_limit), stamped packets included.
+ */
+static inline bool dsched_stamp_sock_fits(u32 queued, u32 segs, u32 limit)
+{
+	return dsched_limit_fits(queued, segs,
+				 limit >> DSCHED_STAMP_SOCK_SHIFT);
+}
+
+/* The bucket of dsched_stamp_sock_fits()'s count for a socket's @hash. */
+static inline u32 dsched_stamp_bucket(u32 hash)
+{
+	return hash & (DSCHED_STAMP_SOCKS - 1);
 }
 
 /*

@@ -149,6 +149,8 @@ struct desync_sched_data {
 	u32			ctl_segs;
 	u32			segs;		/* queued in total, for 'limit' */
 	u32			stamped_segs;	/* of packets stamped ahead */
+	/* the same per bucket of sockets: desync_stamp_sock() */
+	u32			stamp_sock_segs[DSCHED_STAMP_SOCKS];
 	struct rb_root_cached	edt_root;	/* waiting for departure times */
 	u32			perturbation;	/* hash seed of the group table */
 
@@ -189,6 +191,7 @@ struct desync_skb_cb {
 	u64		enq_ns;		/* in a group; in edt_root: ready */
 	u32		segs;
 	u8		stamped;	/* counted in stamped_segs */
+	u8		stamp_sock;	/* and in this stamp_sock_segs[] */
 	u8		marked;		/* CE-marked by ce_backlog */
 	u8		by_arrival;	/* in edt_root: keyed by enq_ns */
 };
@@ -324,6 +327,31 @@ static u32 desync_flow_hash(const struct desync_sched_data *q,
 				    q->perturbation);
 	}
 	return skb_get_hash(skb);
+}
+
+/*
+ * The bucket of stamp_sock_segs[] that counts @skb's stamped packets
+ * (dsched_stamp_sock_fits()).  Any full socket is keyed by its address,
+ * not only TCP's: an unconnected UDP socket stamps for many destinations,
+ * and a cap per flow would let it take one share per destination.
+ * Forwarded packets and those of request and timewait sockets are keyed
+ * by their flow.
+ */
+static u8 desync_stamp_sock(const struct desync_sched_data *q,
+			    struct sk_buff *skb)
+{
+	const struct sock *sk = skb->sk;
+	u32 hash;
+
+	if (sk && sk_fullsock(sk)) {
+		unsigned long key = (unsigned long)sk;
+
+		hash = jhash_2words(lower_32_bits(key), upper_32_bits(key),
+				    q->perturbation);
+	} else {
+		hash = skb_get_hash(skb);
+	}
+	return dsched_stamp_bucket(hash);
 }
 
 /*
@@ -596,8 +624,10 @@ static void desync_segs_leave(struct desync_sched_data *q, struct sk_buff *skb)
 	const struct desync_skb_cb *cb = desync_skb_cb(skb);
 
 	q->segs -= cb->segs;
-	if (cb->stamped)
+	if (cb->stamped) {
 		q->stamped_segs -= cb->segs;
+		q->stamp_sock_segs[cb->stamp_sock] -= cb->segs;
+	}
 }
 
 /*
@@ -654,6 +684,7 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	u32 idx = DSCHED_NONE, queued = 0;
 	bool bypass, ctl = false, stamped, waits = false;
 	struct dsched_pkt pk;
+	u8 stamp_sock = 0;
 	u64 now;
 
 	now = ktime_get_ns();
@@ -664,9 +695,13 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	 * does not wait, so the share of those that do must not drop it.
 	 */
 	stamped = !bypass && desync_edt_future(skb, now);
-	if (unlikely(stamped &&
-		     !dsched_share_fits(q->stamped_segs, segs, sch->limit)))
-		goto drop;
+	if (unlikely(stamped)) {
+		stamp_sock = desync_stamp_sock(q, skb);
+		if (!dsched_share_fits(q->stamped_segs, segs, sch->limit) ||
+		    !dsched_stamp_sock_fits(q->stamp_sock_segs[stamp_sock],
+					    segs, sch->limit))
+			goto drop;
+	}
 	if (bypass) {
 		/*
 		 * TCP control has a FIFO of its own, never dropped for its
@@ -705,6 +740,7 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	desync_skb_cb(skb)->enq_ns = now;
 	desync_skb_cb(skb)->segs = segs;
 	desync_skb_cb(skb)->stamped = stamped;
+	desync_skb_cb(skb)->stamp_sock = stamp_sock;
 	desync_skb_cb(skb)->marked = 0;
 	desync_skb_cb(skb)->by_arrival = 0;
 	if (bypass) {
@@ -738,8 +774,10 @@ static int desync_enqueue_skb(struct sk_buff *skb, struct Qdisc *sch,
 	}
 
 	q->segs += segs;
-	if (stamped)
+	if (stamped) {
 		q->stamped_segs += segs;
+		q->stamp_sock_segs[stamp_sock] += segs;
+	}
 	qdisc_qstats_backlog_inc(sch, skb);
 	sch->q.qlen++;
 	if (unlikely(dropped))
@@ -1018,6 +1056,7 @@ static void desync_purge(struct Qdisc *sch)
 		dsched_reset(core);
 	q->segs = 0;
 	q->stamped_segs = 0;
+	memset(q->stamp_sock_segs, 0, sizeof(q->stamp_sock_segs));
 }
 
 static void desync_reset_qdisc(struct Qdisc *sch)
@@ -1826,6 +1865,7 @@ static int __init desync_module_init(void)
 	BUILD_BUG_ON(DESYNC_GROUP_BY_PRIO != TC_DESYNC_GROUP_BY_PRIO);
 	BUILD_BUG_ON(DESYNC_BYPASS_PRIO_MAX != TC_DESYNC_BYPASS_PRIO_MAX);
 	BUILD_BUG_ON(DESYNC_SLOT_RANDOM != TC_DESYNC_SLOT_RANDOM);
+	BUILD_BUG_ON(DSCHED_STAMP_SOCKS - 1 > U8_MAX);
 	BUILD_BUG_ON(DESYNC_WIDEN_MAX != TC_DESYNC_WIDEN_MAX);
 	BUILD_BUG_ON(DESYNC_SLOTS_MAX != TC_DESYNC_SLOTS_MAX);
 	/* The core's products stay in 64 bits up to its own bound. */

@@ -335,8 +335,9 @@ sys.exit("no RST")
 }
 
 # Any local user may stamp packets seconds ahead (SO_TXTIME needs no
-# privilege): they may fill a quarter of limit, not all of it, or every
-# other flow would be dropped until their time comes.
+# privilege): one socket may fill a sixteenth of limit, every socket
+# together a quarter, not all of it, or every other flow would be dropped
+# until their time comes.
 edt_stamped_share()
 {
 	local out=$TMPD/edtshare
@@ -344,15 +345,33 @@ edt_stamped_share()
 	tcok qdisc add dev "$DEV" root desync limit 100 || return
 	psend -d "$B4" -n 1 -k 200 -s 200 -E 5s -S 1 > /dev/null
 	snap
-	note "stamped 5s ahead: qlen ${SNAP[desync:qlen]}, drop_overlimit ${SNAP[desync:drop_overlimit]}"
-	assert_eq "stamped packets queued (limit 100 / 4)" "${SNAP[desync:qlen]}" 25
-	assert_eq "stamped packets dropped" "${SNAP[desync:drop_overlimit]}" 175
+	note "one socket stamped 5s ahead: qlen ${SNAP[desync:qlen]}, drop_overlimit ${SNAP[desync:drop_overlimit]}"
+	assert_eq "one socket's stamped packets queued (limit 100 / 16)" "${SNAP[desync:qlen]}" 6
+	assert_eq "one socket's stamped packets dropped" "${SNAP[desync:drop_overlimit]}" 194
+	stamp_fill 7
+	snap
+	note "eight sockets: qlen ${SNAP[desync:qlen]}, drop_overlimit ${SNAP[desync:drop_overlimit]}"
+	assert_eq "eight sockets' stamped packets queued (limit 100 / 4)" "${SNAP[desync:qlen]}" 25
+	assert_eq "eight sockets' stamped packets dropped" "${SNAP[desync:drop_overlimit]}" 1575
 	# Stop before the stamped packets leave: only stream 2 is counted.
 	recv_start "$out" -l 0.0.0.0 -c 50 -q 1s -t 3s
 	psend -d "$B4" -n 5 -k 10 -g 20ms -s 200 -S 2 > /dev/null
 	recv_wait
 	assert_eq "unstamped packets received meanwhile" \
 		"$(bfield "$out" pkts 2 | awk '{ n += $1 } END { print n + 0 }')" 50
+}
+
+# N sockets, one after another, each stamp 200 packets 5s ahead.  Each
+# queues a sixteenth of limit (6 of 100) until the quarter (25) is full;
+# sockets whose buckets collide share one sixteenth, and five distinct
+# buckets of the eight fill the quarter all the same.
+stamp_fill()	# N
+{
+	local i
+
+	for ((i = 0; i < $1; i++)); do
+		psend -d "$B4" -n 1 -k 200 -s 200 -E 5s -S 1 > /dev/null
+	done
 }
 
 # A packet that goes ahead (TC_PRIO_CONTROL here, as pure ACKs and
@@ -363,10 +382,10 @@ edt_stamped_bypass()
 	local out=$TMPD/edtbypass
 
 	tcok qdisc add dev "$DEV" root desync limit 100 || return
-	psend -d "$B4" -n 1 -k 200 -s 200 -E 5s -S 1 > /dev/null
+	stamp_fill 8
 	snap
 	assert_eq "stamped packets dropped (share of limit 100 / 4 full)" \
-		"${SNAP[desync:drop_overlimit]}" 175
+		"${SNAP[desync:drop_overlimit]}" 1575
 	recv_start "$out" -l 0.0.0.0 -c 10 -q 1s -t 3s
 	psend -d "$B4" -n 1 -k 10 -s 200 -E 5s -P 7 -S 2 > /dev/null
 	recv_wait
@@ -374,7 +393,7 @@ edt_stamped_bypass()
 	note "stamped control packets: bypass ${SNAP[desync:bypass]}, drop_overlimit ${SNAP[desync:drop_overlimit]}"
 	assert_eq "stamped control packets received at once" \
 		"$(bfield "$out" pkts 2 | awk '{ n += $1 } END { print n + 0 }')" 10
-	assert_eq "dropped" "${SNAP[desync:drop_overlimit]}" 175
+	assert_eq "dropped" "${SNAP[desync:drop_overlimit]}" 1575
 }
 
 # A packet stamped beyond the 10s horizon counts as unstamped at enqueue

@@ -18,6 +18,7 @@
 ALL_TESTS="
 	unpriv_bypass_due_stamp
 	unpriv_limit_one_user
+	unpriv_stamped_one_socket
 	unpriv_bypass_full_handshake
 	unpriv_ack_trailing_bytes
 	unpriv_drr_sibling_stall
@@ -263,6 +264,46 @@ try:
 except OSError as e:
     print("failed after %d ms: %s" % ((time.monotonic() - t) * 1000, e))
 '
+
+# SO_TXTIME needs no privilege and a stamp may lie seconds ahead.  The
+# packets stamped ahead share a quarter of limit (dsched_share_fits());
+# with no cap per socket, one socket of nobody's filled that quarter for
+# 5s, and every other socket's stamped packets (root's here, as a paced
+# TCP sender's would be) were dropped on arrival.  One socket now holds a
+# sixteenth of limit (dsched_stamp_sock_fits()).  The victim: root's ten
+# datagrams stamped 100ms ahead, from two sockets, alone first.
+# Asserted: nobody's socket holds at most 160 / 16, and at least half of
+# root's datagrams arrive (one of root's sockets may share nobody's
+# bucket, one chance in 128; both, one in 65536).
+unpriv_stamped_one_socket()
+{
+	local out=$TMPD/stampsock alone
+
+	tcok qdisc add dev "$DEV" root desync limit 160 || return
+	root_stamped "$out"
+	alone=$(sfield "$out" pkts)
+	assert_eq "root's stamped datagrams received alone" "$alone" 10
+	as_nobody "$NS_A" "$PROBE" send -d 192.0.2.3 -p 9 -n 1 -k 200 -s 200 -E 5s -S 1 \
+		> /dev/null 2>&1 || { fail "nobody could not send stamped datagrams"; return; }
+	snap
+	note "nobody's one socket stamped 5s ahead: qlen ${SNAP[desync:qlen]}, drop_overlimit ${SNAP[desync:drop_overlimit]}"
+	assert_cmp "nobody's stamped datagrams queued (limit 160 / 16)" \
+		"${SNAP[desync:qlen]}" -le 10
+	root_stamped "$out"
+	note "root's stamped datagrams received: $(sfield "$out" pkts) of $alone alone"
+	assert_cmp "root's stamped datagrams received while nobody's wait" \
+		"$(sfield "$out" pkts)" -ge 5
+}
+
+# root sends ten datagrams stamped 100ms ahead to B, five from each of two
+# sockets; B's receiver summary in OUT.
+root_stamped()	# OUT
+{
+	recv_start "$1" -l 0.0.0.0 -c 10 -q 1s -t 5s
+	psend -d "$B4" -n 1 -k 5 -s 200 -E 100ms -S 2 > /dev/null
+	psend -d "$B4" -n 1 -k 5 -s 200 -E 100ms -S 2 > /dev/null
+	recv_wait
+}
 
 # The bypass FIFO holds a quarter of limit, and pure ACKs and SYNs share
 # it with empty UDP: nobody's flood keeps it full, and other users' TCP

@@ -121,6 +121,15 @@ static void test_limit_fits(void)
 	CHECK(!dsched_share_fits(25, 1, 100));
 	CHECK(!dsched_share_fits(2500, 1, 10000));
 	CHECK(!dsched_share_fits(1, 25, 100));
+	/* One socket's stamped packets: a sixteenth of limit. */
+	CHECK(dsched_stamp_sock_fits(0, 64, 100));
+	CHECK(dsched_stamp_sock_fits(5, 1, 100));
+	CHECK(!dsched_stamp_sock_fits(6, 1, 100));
+	CHECK(dsched_stamp_sock_fits(624, 1, 10000));
+	CHECK(!dsched_stamp_sock_fits(625, 1, 10000));
+	CHECK(!dsched_stamp_sock_fits(1, 1, 15));
+	CHECK(dsched_stamp_bucket(0x12345u) < DSCHED_STAMP_SOCKS);
+	CHECK(dsched_stamp_bucket(DSCHED_STAMP_SOCKS + 3) == 3);
 }
 
 static void test_classify(void)
