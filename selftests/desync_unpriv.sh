@@ -26,9 +26,13 @@ ALL_TESTS="
 	unpriv_other_timeouts_widen
 	unpriv_seed_hidden
 "
-# No timing windows: shares are ratios measured within one test, and each
-# trigger, when it works, takes the victim far below them.
-RETRY_TESTS=""
+# Shares are ratios measured within one test, and each trigger, when it
+# works, takes the victim far below them.  Two victims are bounded by the
+# guest's CPUs, which the flood's processes share, not by the link: on a
+# host busy with other emulators they came out at 17-24% against 25%,
+# where they keep 30-40% otherwise.  A failure of those is retried once,
+# and the retry reported.
+RETRY_TESTS="unpriv_limit_one_user unpriv_bypass_full_handshake"
 
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -103,12 +107,25 @@ victim_start()	# up|down PORT DURATION
 	defer proc_stop $!
 }
 
-# The victim's rate between two wall-clock times (us), in kB/s.
+# The victim's rate between two wall-clock times (us), in kB/s; "none"
+# when its progress lines, one per 100ms, stop more than a second before
+# T1 (it ended early, or never connected; a receiver the guest does not
+# schedule for a while prints late, not never).  Before its first line
+# it had received nothing.
 rate_between()	# T0_US T1_US
 {
 	awk -v a="$1" -v b="$2" '
-		$1 == "progress" { if ($3 <= a) x = $5; if ($3 <= b) y = $5 }
-		END { printf "%d\n", (y - x) * 1000 / (b - a) }' "$VICTIM"
+		$1 == "progress" {
+			if ($3 <= a) x = $5
+			if ($3 <= b) y = $5
+			last = $3
+		}
+		END {
+			if (last < b - 1000000)
+				print "none"
+			else
+				printf "%d\n", (y - x) * 1000 / (b - a)
+		}' "$VICTIM"
 }
 
 # Rate over the next SECONDS, in RATE.
@@ -130,18 +147,25 @@ assert_share()	# WHAT UNDER ALONE NUM DEN
 		fail "$what: the victim got nothing alone ($alone kB/s)"
 		return
 	fi
+	if ! is_int "$under"; then
+		fail "$what: the victim's progress does not cover the measurement"
+		return
+	fi
 	assert_cmp "$what: victim's rate in % of its rate alone ($under of $alone kB/s)" \
 		$((under * 100 / alone)) -ge $((100 * $4 / $5))
 }
 
 # nobody floods from NS_A: one more flooding process per call, its
-# summary in OUT.
+# summary in OUT.  At nice 19, which any user may choose: the flood needs
+# little CPU to keep a 300kbit link's queues full, and the victim's TCP,
+# its sender or receiver in the same emulated guest, must not lose to it
+# what is the guest's CPU rather than the qdisc's share of the link.
 flood_start()	# OUT FLOOD_ARGS...
 {
 	local out=$1
 
 	shift
-	as_nobody "$NS_A" "$PROBE" flood "$@" > "$out" 2>&1 &
+	as_nobody "$NS_A" nice -n 19 "$PROBE" flood "$@" > "$out" 2>&1 &
 	defer proc_stop $!
 	FLOODS+=("$!")
 }
@@ -154,6 +178,13 @@ flood_wait()
 		wait "$p"
 	done
 	FLOODS=()
+}
+
+# SYNs the hosts of NS_A retransmitted so far.
+tcp_syn_retrans()
+{
+	ip netns exec "$NS_A" nstat -az TcpExtTCPSynRetrans 2> /dev/null |
+		awk '$1 == "TcpExtTCPSynRetrans" { n = $2 } END { print n + 0 }'
 }
 
 # --------------------------------------------------------------- tests
@@ -210,44 +241,46 @@ unpriv_bypass_due_stamp()
 	assert_share "empty-UDP flood and a due departure time" "$stamped" "$alone" 1 8
 }
 
-# limit (and its quarters for the bypass FIFO and for stamped packets)
-# is one pool: 32 UDP sockets of nobody, sending 1400-byte datagrams to
-# one address as fast as the send buffers let them, keep limit 1000 full,
-# and a packet of another group that arrives finds no room, a SYN
-# included (limit is checked before the bypass).  A flow that already
-# holds slots keeps some: each of its segments that leaves frees a slot
-# its ACK, processed in the same softirq, can take back before the
-# flood's process runs (14% to 57% of its rate alone over four runs
-# here).  A new connection holds none, so the victim connects once the
-# pool is full.  With a pool per group it would keep half of the link
-# (two groups in round robin); asserted, as for the other triggers, that
-# it is not stalled: 1/4 of its rate alone.  In the guest it keeps about
-# a third, won slot by slot: the flood's refills are a process's, the
-# victim's ACKs a softirq's.
+# limit is one pool for every group: 32 UDP sockets of nobody, sending
+# 1400-byte datagrams to one address as fast as the send buffers let
+# them, keep limit 1000 full.  When only arrivals were dropped, a packet
+# of another group found no room, and a new connection (its SYN too)
+# got in only slot by slot.  Now the fattest queue loses a packet to the
+# arrival, and the victim's group shares the link with the flood's in
+# round robin.  The guest's CPUs are shared with the flood's processes,
+# so the victim alone is measured under the same flood sent to a dummy
+# device outside desync.  Asserted: the victim, connected after the
+# pool filled, keeps 1/4 of that rate (about half is due).
 unpriv_limit_one_user()
 {
 	local alone under qlen t0
 
 	tcok qdisc add dev "$DEV" root handle 1: "${SLOW[@]}" &&
 		tcok qdisc add dev "$DEV" parent 1: handle 10: desync limit 1000 || return
-	victim_start up 9102 4s || return
+	dummy_add 1500 || { fail "cannot add the control device"; return; }
+	defer dummy_del
+	victim_start up 9102 5s || return
 	nap 1
+	FLOODS=()
+	flood_start "$TMPD/control-1" -d "$DUMMY_DST" -s 1400 -j 16 -t 4s
+	flood_start "$TMPD/control-2" -d "$DUMMY_DST" -s 1400 -j 16 -t 4s
+	nap 0.5
 	measure 2.5
 	alone=$RATE
-	FLOODS=()
+	flood_wait
 	flood_start "$TMPD/flood-1" -d 192.0.2.3 -s 1400 -j 16 -t 8s
 	flood_start "$TMPD/flood-2" -d 192.0.2.3 -s 1400 -j 16 -t 8s
 	nap 2
 	snap
 	qlen=${SNAP[desync:qlen]}
 	t0=$(now_us)
-	victim_start up 9112 6s || return
+	victim_start up 9112 12s || return
 	nap_until $((t0 + 500000))
 	measure 4
 	under=$RATE
 	flood_wait
 	snap
-	note "alone $alone kB/s, connected under nobody's flood $under kB/s; qlen $qlen before it connected, drop_overlimit ${SNAP[desync:drop_overlimit]}: $(cat "$TMPD"/flood-*)"
+	note "under the control flood $alone kB/s, connected under nobody's flood $under kB/s; qlen $qlen before it connected, drop_overlimit ${SNAP[desync:drop_overlimit]}: $(cat "$TMPD"/flood-*)"
 	# The trigger did what it is for: the pool was full.
 	assert_cmp "qlen under the flood (limit 1000)" "$qlen" -ge 900
 	assert_cmp "drop_overlimit" "${SNAP[desync:drop_overlimit]}" -gt 0
@@ -299,48 +332,72 @@ unpriv_stamped_one_socket()
 # sockets; B's receiver summary in OUT.
 root_stamped()	# OUT
 {
-	recv_start "$1" -l 0.0.0.0 -c 10 -q 1s -t 5s
+	recv_start "$1" -l 0.0.0.0 -c 10 -q 3s -t 10s
+	psend -d "$B4" -n 1 -k 5 -s 200 -E 100ms -S 2 > /dev/null &
 	psend -d "$B4" -n 1 -k 5 -s 200 -E 100ms -S 2 > /dev/null
-	psend -d "$B4" -n 1 -k 5 -s 200 -E 100ms -S 2 > /dev/null
+	wait $!
 	recv_wait
 }
 
-# The bypass FIFO holds a quarter of limit, and pure ACKs and SYNs share
-# it with empty UDP: nobody's flood keeps it full, and other users' TCP
-# loses its handshake (a SYN dropped costs its 1s timeout) and its ACKs.
+# The bypass FIFO holds a quarter of limit, and pure ACKs and SYNs shared
+# it with empty UDP: nobody's flood kept it full, and other users' TCP
+# lost its handshake (a SYN dropped costs its 1s timeout) and its ACKs
+# (the download fell to a tenth).  TCP control now has a FIFO of its own.
 # The victim here receives: its data comes in unshaped, its ACKs leave
-# through desync.  Asserted: a SYN gets in at the first try (connect under
-# 1s, a few ms alone), and the download keeps 1/4 of its rate alone, as
-# its ACKs need a small part of the link.
+# through desync.  The guest's CPUs, not the link, bound its rate, and the
+# flood takes CPU too: the control is the same flood sent through a dummy
+# device outside desync.  Asserted: a SYN sent while the flood still runs
+# gets in at the first try (no SYN retransmitted: the connect time itself
+# is the guest's, whose Python crawls under the flood), and the download
+# keeps 1/4 of its rate under the control flood, as its ACKs need a small
+# part of the link.
 unpriv_bypass_full_handshake()
 {
-	local alone under conn0 conn1 i
+	local alone under conn0 conn1 i p syn0 syn1
 
 	tcok qdisc add dev "$DEV" root handle 1: "${SLOW[@]}" &&
 		tcok qdisc add dev "$DEV" parent 1: handle 10: desync limit 1000 || return
+	dummy_add 1500 || { fail "cannot add the control device"; return; }
+	defer dummy_del
 	tcp_sink_start 9104 "$TMPD/sink" || return
 	conn0=$(pyrun "$PY_CONNECT" "$B4" 9104)
 	wait "$SINK_PID"
-	victim_start down 9103 12s || return
+	victim_start down 9103 30s || return
 	nap 1
-	measure 2.5
-	alone=$RATE
 	FLOODS=()
 	for i in 1 2; do
-		flood_start "$TMPD/flood-$i" -d 192.0.2.4 -s 0 -j 16 -t 6s
+		flood_start "$TMPD/control-$i" -d "$DUMMY_DST" -s 0 -j 16 -t 4s
+	done
+	nap 0.5
+	measure 3
+	alone=$RATE
+	flood_wait
+	tcp_sink_start 9105 "$TMPD/sink" || return
+	syn0=$(tcp_syn_retrans)
+	for i in 1 2; do
+		flood_start "$TMPD/flood-$i" -d 192.0.2.4 -s 0 -j 16 -t 10s
 	done
 	nap 1
-	tcp_sink_start 9105 "$TMPD/sink" || return
-	conn1=$(pyrun "$PY_CONNECT" "$B4" 9105)
+	# Python starts slowly in a guest this busy: connect meanwhile.
+	pyrun "$PY_CONNECT" "$B4" 9105 > "$TMPD/conn1" &
+	p=$!
 	measure 3
 	under=$RATE
+	wait "$p"
+	conn1=$(<"$TMPD/conn1")
+	syn1=$(tcp_syn_retrans)
+	for p in "${FLOODS[@]}"; do
+		kill -0 "$p" 2> /dev/null ||
+			fail "the flood ended before the connect under it: nothing measured"
+	done
 	flood_wait
 	snap
-	note "connect alone ${conn0}ms, under the flood ${conn1}ms; download alone $alone kB/s, under the flood $under kB/s"
-	note "bypass ${SNAP[desync:bypass]}, drop_overlimit ${SNAP[desync:drop_overlimit]}: $(cat "$TMPD"/flood-*)"
+	note "connect alone ${conn0}ms, under the flood ${conn1}ms; download under the control flood $alone kB/s, under the flood $under kB/s"
+	note "bypass ${SNAP[desync:bypass]}, drop_overlimit ${SNAP[desync:drop_overlimit]}: $(cat "$TMPD"/flood-*); control: $(cat "$TMPD"/control-*)"
 	assert_cmp "drop_overlimit (the bypass quarter was full)" "${SNAP[desync:drop_overlimit]}" -gt 0
 	assert_cmp "connect time alone (ms)" "$conn0" -lt 1000
-	assert_cmp "connect time under nobody's empty-UDP flood (ms)" "$conn1" -lt 1000
+	is_int "$conn1" || fail "no connection under nobody's empty-UDP flood: $conn1"
+	assert_eq "SYNs retransmitted under nobody's empty-UDP flood" "$((syn1 - syn0))" 0
 	assert_share "ACKs under the empty-UDP flood" "$under" "$alone" 1 4
 }
 
