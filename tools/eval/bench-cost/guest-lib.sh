@@ -152,10 +152,11 @@ pg_only()
 # Point pktgen at @dev: one skb per packet (clone_skb 0: a shared skb
 # must never sit in a qdisc twice), ECT(0) so the marking decisions run,
 # destinations drawn per packet from FLOWS addresses (group_by dst,
-# desync's default, keys on exactly that).
+# desync's default, keys on exactly that), or with "seq" taken in turn,
+# each once per FLOWS packets.
 pg_setup()
 {
-	local dev=$1 size=$2 flows=$3 count=$4 hi
+	local dev=$1 size=$2 flows=$3 count=$4 order=${5:-rnd} hi
 
 	pg_only "$dev"
 	pg "$dev" "xmit_mode queue_xmit"
@@ -175,7 +176,11 @@ pg_setup()
 	# dst_max is exclusive when drawing at random: [10.0.0.0, +flows).
 	hi=$((0x0a000000 + flows))
 	pg "$dev" "dst_min 10.0.0.0"
-	if [ "$flows" -gt 1 ]; then
+	if [ "$order" = seq ]; then
+		# In turn, dst_max is inclusive.
+		hi=$((hi - 1))
+		pg "$dev" "dst_max $((hi >> 24 & 255)).$((hi >> 16 & 255)).$((hi >> 8 & 255)).$((hi & 255))"
+	elif [ "$flows" -gt 1 ]; then
 		pg "$dev" "dst_max $((hi >> 24 & 255)).$((hi >> 16 & 255)).$((hi >> 8 & 255)).$((hi & 255))"
 		pg "$dev" "flag IPDST_RND"
 	else

@@ -13,6 +13,11 @@
 #          a call site of its own and as more allocations than pfifo's
 #   show   time of "tc -s qdisc show" with 1k and 64k groups, amortized
 #          over a tc batch so tc's own start-up does not hide it
+#   flood  each qdisc at its defaults, one packet to each of 1M
+#          destinations: pktgen's rate, the qdisc's drops and backlog
+#          right after, and unreclaimable kernel memory against the
+#          baseline before the qdisc was added, with the qdisc added,
+#          right after the flood, and after "tc qdisc del"
 #
 # Environment: BENCH_KO, TC_LIB_DIR, as for guest-pktgen.sh.
 
@@ -68,6 +73,59 @@ measure_mem()
 	done < /proc/vmallocinfo
 	echo "mem qdisc=$q groups=$(table_size "$flows") memfree_kb=$(median3 "${d[@]}")" \
 		"vmalloc_kb=$vm" | tee -a "$out"
+}
+
+# Unreclaimable kernel memory in kB that a qdisc can take: slab (its
+# tables, per-flow objects and queued skbs) plus vmalloc (kvcalloc's
+# fallback).  Caches are dropped and every slab cache shrunk first, so
+# that freed objects in partial slabs and per-CPU lists do not count.
+kmem_kb()
+{
+	local f k v _ su=0 vm=0
+
+	echo 3 > /proc/sys/vm/drop_caches
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 > "$f" 2> /dev/null || true
+	done
+	while read -r k v _; do
+		case $k in
+		SUnreclaim:) su=$v ;;
+		VmallocUsed:) vm=$v ;;
+		esac
+	done < /proc/meminfo
+	echo $((su + vm))
+}
+
+# A flood of new destinations through @q at its defaults (what an
+# operator gets): one 64-byte packet to each of @dsts addresses in turn,
+# so that every packet is a destination the qdisc has not seen (a new
+# group of desync's, held; a new flow of fq's, whose orphan_mask folds
+# pktgen's socketless packets into 1024; a bucket of fq_codel's).  The
+# memory is read before the qdisc exists, with it added, right after the
+# flood (desync's held starts still queued), and after its deletion.
+measure_flood()
+{
+	local q=$1 dsts=$2 dev base added flooded deleted
+
+	dev=$(qdev "$q")
+	tc qdisc del dev "$dev" root 2> /dev/null || true
+	nap 0.5
+	base=$(kmem_kb)
+	tc qdisc add dev "$dev" root handle 1: "$q" || die "cannot add $q"
+	added=$(kmem_kb)
+	pg_setup "$dev" 64 "$dsts" "$dsts" seq
+	counter_delta "$dev"
+	pg_run "$dev" "$dsts"
+	counter_delta "$dev"
+	flooded=$(kmem_kb)
+	tc qdisc del dev "$dev" root
+	# The qdisc is freed after an RCU grace period.
+	nap 1
+	deleted=$(kmem_kb)
+	echo "flood qdisc=$q dsts=$dsts packets=$pg_sent pps=$pg_pps" \
+		"errors=$pg_errors kmem_base_kb=$base" \
+		"kmem_added_kb=$((added - base)) kmem_flood_kb=$((flooded - base))" \
+		"kmem_deleted_kb=$((deleted - base))$delta" | tee -a "$out"
 }
 
 alloc_events()
@@ -178,6 +236,10 @@ main()
 	pg_setup "$(qdev fq)" 64 65536 200000
 	pg_run "$(qdev fq)" 200000
 	measure_show fq 65536 after_traffic
+
+	for q in pfifo fq fq_codel desync; do
+		measure_flood "$q" "${BENCH_FLOOD_DSTS:-1048576}"
+	done
 	pg kpktgend_0 rem_device_all
 }
 

@@ -279,6 +279,31 @@ def markdown(res):
                 lines.append("| %s | %s | %s | %s |" % (
                     r["qdisc"], r["groups"], r["state"], r["us_per_call"]))
         lines.append("")
+        fl = [r for r in sc if r.get("kind") == "flood"]
+        if fl:
+            lines.append("Flood of new destinations: each qdisc at its "
+                         "defaults, one 64-byte packet to each of %d "
+                         "destinations in turn. Unreclaimable kernel memory "
+                         "(SUnreclaim + VmallocUsed after dropping caches "
+                         "and shrinking the slab caches, kB) against the "
+                         "baseline before the qdisc was added; dropped and "
+                         "backlog are the qdisc's own counters right after "
+                         "the flood:" % fl[0]["dsts"])
+            lines.append("")
+            lines.append("| qdisc | pps | dropped | backlog | bursts | "
+                         "held | early_release | kB added | kB after "
+                         "flood | kB after delete |")
+            lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+            for r in fl:
+                lines.append("| %s | %s | %s | %s | %s | %s | %s | %+d | "
+                             "%+d | %+d |" % (
+                                 r["qdisc"], fmt_k(r["pps"]),
+                                 r.get("qdrop", ""), r.get("qbacklog", ""),
+                                 r.get("bursts", ""), r.get("held", ""),
+                                 r.get("early_release", ""),
+                                 r["kmem_added_kb"], r["kmem_flood_kb"],
+                                 r["kmem_deleted_kb"]))
+            lines.append("")
     return "\n".join(lines)
 
 
