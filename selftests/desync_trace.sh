@@ -40,15 +40,6 @@ RECORD_CMD=1
 # slot 2 of 4 in a 20ms window: every offset lies in [10ms, 15ms).
 TRACE_OPTS=(idle 50ms offset_max 20ms slots 4 slot 2 spread 0)
 
-tracefs_mount()
-{
-	[ -d "$TRACEFS/events" ] && return 0
-	mount -t tracefs nodev "$TRACEFS" 2>/dev/null && return 0
-	mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
-	TRACEFS=/sys/kernel/debug/tracing
-	[ -d "$TRACEFS/events" ]
-}
-
 trace_off()
 {
 	echo 0 > "$TRACEFS/events/desync/enable"

@@ -564,15 +564,6 @@ unpriv_nonwc_parent_refused()
 	done
 }
 
-tracefs_mount()
-{
-	[ -d "$TRACEFS/events" ] && return 0
-	mount -t tracefs nodev "$TRACEFS" 2>/dev/null && return 0
-	mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
-	TRACEFS=/sys/kernel/debug/tracing
-	[ -d "$TRACEFS/events" ]
-}
-
 # As desync_trace.sh: record-cmd off while the events are on (its
 # scheduler hooks once locked an emulated guest).
 trace_off()

@@ -743,6 +743,19 @@ measure_baseline()
 
 # KTAP header, scratch space, module, JSON helper; everything it makes is
 # undone on exit.
+# ------------------------------------------------------------ tracing
+
+# Mount tracefs at TRACEFS (set by the script, /sys/kernel/tracing), or
+# debugfs where a kernel has tracing only there; TRACEFS then names it.
+tracefs_mount()
+{
+	[ -d "$TRACEFS/events" ] && return 0
+	mount -t tracefs nodev "$TRACEFS" 2>/dev/null && return 0
+	mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+	TRACEFS=/sys/kernel/debug/tracing
+	[ -d "$TRACEFS/events" ]
+}
+
 # ------------------------------------------------------------ extra devices
 
 DUMMY=dsd0
