@@ -387,7 +387,10 @@ void DesyncQueueDisc::ArmWatchdog(uint64_t now)
 
 void DesyncQueueDisc::Wake()
 {
-	Run();
+	if (m_root)
+		m_root->Run();
+	else
+		Run();
 }
 
 } // namespace ns3

@@ -43,6 +43,11 @@ class DesyncQueueDisc : public QueueDisc
 	/* Before the simulation starts; @rank picks the slot of "slot rank". */
 	void Configure(const DesyncConfig &cfg, uint64_t seed, uint32_t rank,
 		       uint32_t quantum, SenderFn sender);
+	/*
+	 * As the child of @root (an mq root): the end of a hold runs the
+	 * root, which alone hands packets to the device.
+	 */
+	void SetRoot(QueueDisc *root) { m_root = root; }
 
 	const struct dsched_stats &CoreStats() const { return m_core.st; }
 	uint64_t CeMarks() const { return m_ceMarks; }
@@ -75,6 +80,7 @@ class DesyncQueueDisc : public QueueDisc
 	std::vector<struct dsched_slot_entry> m_slotMap;	/* m_core.slot_map */
 	uint32_t m_perturbation = 0;
 	SenderFn m_sender;
+	QueueDisc *m_root = nullptr;	/* owns this one: no reference */
 
 	Ptr<Store> m_store;
 	std::vector<Node *> m_free;

@@ -28,6 +28,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include "desync-queue-disc.h"
+#include "host-mq-queue-disc.h"
 #include "linux-dctcp.h"
 #include "sim-options.h"
 
@@ -104,6 +105,7 @@ class Cluster
 	void StartIteration(uint32_t j);
 	void WorkerReady(uint32_t j, uint32_t w);
 	uint32_t SendStage(uint32_t j, uint32_t w, bool late);
+	void SplitConns();
 	void SplitStages();
 	void SendMsg(uint32_t c);
 	void Pump(uint32_t c);
@@ -112,6 +114,7 @@ class Cluster
 	void MessageDone(Conn &c, const Conn::Msg &m);
 	void AddConn(uint32_t src, uint32_t dst, uint32_t job, uint64_t bytes);
 	Ptr<QueueDisc> InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host);
+	std::vector<Ptr<DesyncQueueDisc>> DesyncsOf(Ptr<QueueDisc> qd) const;
 	void LoseOnUplink(Ptr<NetDevice> tor, uint32_t host);
 	DesyncQueueDisc::Sender SenderOf(uint32_t host, const TcpHeader &th) const;
 
@@ -185,29 +188,61 @@ void Cluster::Place()
 		m_rank[h] = h;
 }
 
+/*
+ * The host's qdisc, or with --txQueues one per TX queue under an mq
+ * root, as Linux sets up a multiqueue NIC: each child its own desync,
+ * with its own groups, offsets and learning.
+ */
 Ptr<QueueDisc> Cluster::InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host)
 {
 	TrafficControlHelper tch;
 	const std::string &q = m_o.hostQdisc;
+	const uint32_t nq = m_o.txQueues;
+
+	/* @type as the root, or as the child of each TX queue of an mq root. */
+	auto install = [&](const std::string &type, auto &&...args) {
+		if (nq == 1) {
+			tch.SetRootQueueDisc(type, args...);
+			return;
+		}
+		/*
+		 * Which queue a connection takes is as random as the kernel's
+		 * sk_txhash, per host and run, but drawn from no ns-3 stream,
+		 * so that every other draw of the run stays put.
+		 */
+		uint32_t pert = static_cast<uint32_t>(
+			((static_cast<uint64_t>(m_o.seed) << 32 | host) * 0x9e3779b97f4a7c15ULL) >> 32);
+		uint16_t root = tch.SetRootQueueDisc("ns3::HostMqQueueDisc", "Perturbation",
+						     UintegerValue(pert));
+		tch.AddChildQueueDiscs(root, tch.AddQueueDiscClasses(root, nq, "ns3::QueueDiscClass"),
+				       type, args...);
+	};
 
 	if (q == "pfifo") {
 		/* pfifo_fast's txqueuelen on Linux. */
-		tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize",
-				     QueueSizeValue(QueueSize("1000p")));
+		install("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize("1000p")));
 	} else if (q == "desync") {
-		tch.SetRootQueueDisc("ns3::DesyncQueueDisc");
+		install("ns3::DesyncQueueDisc");
 	} else {
 		/* fq_codel as Linux configures it, ECN on; jitter runs over it. */
-		tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "UseEcn", BooleanValue(true));
+		install("ns3::FqCoDelQueueDisc", "UseEcn", BooleanValue(true));
 	}
 	Ptr<QueueDisc> qd = tch.Install(dev).Get(0);
-	if (q == "desync") {
-		Ptr<DesyncQueueDisc> d = DynamicCast<DesyncQueueDisc>(qd);
+	/* fq_codel's quantum is its device's MTU, which a child must be told. */
+	for (size_t i = 0; nq > 1 && i < qd->GetNQueueDiscClasses(); i++)
+		if (Ptr<FqCoDelQueueDisc> f =
+			    DynamicCast<FqCoDelQueueDisc>(qd->GetQueueDiscClass(i)->GetQueueDisc()))
+			f->SetQuantum(dev->GetMtu());
+	std::vector<Ptr<DesyncQueueDisc>> ds = DesyncsOf(qd);
+	for (uint32_t i = 0; i < ds.size(); i++) {
+		Ptr<DesyncQueueDisc> d = ds[i];
 		DesyncConfig cfg = m_o.desync;
 		/* Every host draws on its own, as get_random_u64() gives it. */
 		uint64_t seed = m_o.desync.seed_given ? m_o.desync.seed + host :
 			(static_cast<uint64_t>(m_o.seed) << 32) ^ (host * 0x9e3779b97f4a7c15ULL);
 
+		/* And so does every TX queue's desync; the first as a lone one. */
+		seed ^= i * 0xbf58476d1ce4e5b9ULL;
 		/* A planned slot, as desync-plan prints one per host. */
 		if (host < m_o.hostSlots.size()) {
 			cfg.slot = m_o.hostSlots[host];
@@ -217,8 +252,28 @@ Ptr<QueueDisc> Cluster::InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host)
 			     [this, host](const Ipv4Header &, const TcpHeader &th) {
 				     return SenderOf(host, th);
 			     });
+		if (nq > 1)
+			d->SetRoot(PeekPointer(qd));
 	}
 	return qd;
+}
+
+/* The desync instances of a host qdisc: itself, or its mq children. */
+std::vector<Ptr<DesyncQueueDisc>> Cluster::DesyncsOf(Ptr<QueueDisc> qd) const
+{
+	std::vector<Ptr<DesyncQueueDisc>> ds;
+
+	if (Ptr<DesyncQueueDisc> d = DynamicCast<DesyncQueueDisc>(qd)) {
+		ds.push_back(d);
+		return ds;
+	}
+	if (!DynamicCast<HostMqQueueDisc>(qd))
+		return ds;
+	for (size_t i = 0; i < qd->GetNQueueDiscClasses(); i++)
+		if (Ptr<DesyncQueueDisc> d =
+			    DynamicCast<DesyncQueueDisc>(qd->GetQueueDiscClass(i)->GetQueueDisc()))
+			ds.push_back(d);
+	return ds;
 }
 
 /*
@@ -418,12 +473,37 @@ void Cluster::Build()
 			}
 		}
 	}
+	SplitConns();
 	SplitStages();
 	for (Job &j : m_jobs)
 		j.connsOf.assign(m_nHosts, {});
 	for (uint32_t c = 0; c < m_conns.size(); c++)
 		m_jobs[m_conns[c].job].connsOf[m_conns[c].src].push_back(c);
 	Connect();
+}
+
+/*
+ * Several connections to each peer, as NCCL's channels or a pool of
+ * sockets open them: each message is cut into --connsPerPeer parts of
+ * (nearly) equal size, each on a connection of its own, all sent at
+ * once.  Under an mq root they hash onto different TX queues.
+ */
+void Cluster::SplitConns()
+{
+	size_t n = m_conns.size();
+
+	for (size_t c = 0; c < n; c++) {
+		uint64_t all = m_conns[c].msgBytes;
+		uint64_t k = std::min<uint64_t>(m_o.connsPerPeer, all);
+
+		if (k <= 1)
+			continue;
+		/* The first all % k parts carry a byte more. */
+		m_conns[c].msgBytes = all / k + (all % k > 0);
+		for (uint64_t i = 1; i < k; i++)
+			AddConn(m_conns[c].src, m_conns[c].dst, m_conns[c].job,
+				all / k + (i < all % k));
+	}
 }
 
 /*
@@ -721,6 +801,7 @@ void Cluster::Report(double wallS)
 {
 	uint64_t drops = 0, marks = 0, peak = 0, hostDrops = 0, hostMarks = 0;
 	uint64_t bursts = 0, held = 0, early = 0, holdNs = 0, bypass = 0;
+	uint32_t queuesHeld = 0;	/* desync instances that held a packet */
 	std::vector<double> iters;
 	double jct = 0, iterMean = 0;
 	bool valid = m_jobsDone == m_jobs.size();
@@ -735,16 +816,16 @@ void Cluster::Report(double wallS)
 	}
 	for (Ptr<QueueDisc> q : m_hostQd) {
 		const QueueDisc::Stats &st = q->GetStats();
-		Ptr<DesyncQueueDisc> d = DynamicCast<DesyncQueueDisc>(q);
 
 		hostDrops += st.nTotalDroppedPackets;
 		hostMarks += st.nTotalMarkedPackets;
-		if (d) {
+		for (Ptr<DesyncQueueDisc> d : DesyncsOf(q)) {
 			bursts += d->CoreStats().bursts;
 			held += d->CoreStats().held;
 			early += d->CoreStats().early_release;
 			holdNs += d->CoreStats().hold_time_ns;
 			bypass += d->Bypassed();
+			queuesHeld += d->CoreStats().held > 0;
 		}
 	}
 	js << std::fixed << std::setprecision(1) << "{";
@@ -753,7 +834,9 @@ void Cluster::Report(double wallS)
 	   << "\", \"hosts\": " << m_o.hosts << ", \"jobs\": " << m_jobs.size()
 	   << ", \"msg\": " << m_o.msg << ", \"seed\": " << m_o.seed
 	   << ", \"stage1\": " << std::setprecision(3) << m_o.stage1
-	   << std::setprecision(1) << ", \"stage1_prio\": " << m_o.stage1Prio;
+	   << std::setprecision(1) << ", \"stage1_prio\": " << m_o.stage1Prio
+	   << ", \"conns_per_peer\": " << m_o.connsPerPeer << ", \"tx_queues\": " << m_o.txQueues
+	   << ", \"conns\": " << m_conns.size();
 	js << ", \"valid\": " << (valid ? "true" : "false");
 	for (const Job &j : m_jobs) {
 		iters.insert(iters.end(), j.iterUs.begin(), j.iterUs.end());
@@ -785,7 +868,7 @@ void Cluster::Report(double wallS)
 	   << ", \"host_drops\": " << hostDrops << ", \"host_ce_marks\": " << hostMarks
 	   << ", \"bursts\": " << bursts << ", \"held\": " << held
 	   << ", \"early_release\": " << early << ", \"hold_time_us\": " << holdNs / 1e3
-	   << ", \"bypass\": " << bypass
+	   << ", \"bypass\": " << bypass << ", \"queues_held\": " << queuesHeld
 	   << ", \"events\": " << Simulator::GetEventCount()
 	   << ", \"wall_s\": " << std::setprecision(3) << wallS
 	   << ", \"events_per_s\": " << std::setprecision(0)

@@ -181,11 +181,17 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 			  o->connPerMsg = v == "message";
 			  return OneOf(v, { "persistent", "message" });
 		  } },
+		{ "connsPerPeer", "connections each message to a peer is split over, "
+				  "1..64, all starting together (NCCL channels, socket pools)",
+		  [o](const std::string &v) { return ParseU32(v, 1, 64, &o->connsPerPeer); } },
 		{ "hostQdisc", "pfifo|fq_codel|jitter|desync",
 		  [o](const std::string &v) {
 			  o->hostQdisc = v;
 			  return OneOf(v, { "pfifo", "fq_codel", "jitter", "desync" });
 		  } },
+		{ "txQueues", "TX queues of each host, 1..64: an mq root with one host qdisc "
+			      "per queue, a connection's queue by the hash of its addresses and ports",
+		  [o](const std::string &v) { return ParseU32(v, 1, 64, &o->txQueues); } },
 		{ "desync", "\"OPTIONS\" as for tc qdisc add ... desync",
 		  [o](const std::string &v) { o->desyncWords = v; return true; } },
 		{ "stage1", "share of each message sent with stage1Prio before the barrier "

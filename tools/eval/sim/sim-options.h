@@ -34,7 +34,9 @@ struct SimOptions {
 	std::string cc = "dctcp";
 	uint64_t minRtoNs = 200000000;
 	bool connPerMsg = false;	/* a new connection per message */
+	uint32_t connsPerPeer = 1;	/* connections a message is split over */
 	std::string hostQdisc = "fq_codel";
+	uint32_t txQueues = 1;		/* host qdisc instances, as under mq */
 	std::string desyncWords;
 	DesyncConfig desync;
 	/* OSP: share of each message sent before the barrier, 0 = one stage */

@@ -6,6 +6,7 @@
 # A few seconds of desync-sim that check behaviour, not just that it
 # runs: a shallow-buffered incast collapses into drops and retransmit
 # timeouts under pfifo, desync's holds take place and all bytes arrive,
+# several connections per peer spread over several TX queues' desyncs,
 # the JSON object is valid, and bad options exit 2 with one line.
 
 set -uo pipefail
@@ -72,6 +73,24 @@ if [ -s "$OUT/desync.json" ] && [ -s "$OUT/pfifo.json" ] &&
 	ok "desync with a fixed window over the drain time drops less than pfifo"
 else
 	not_ok "desync with a fixed window over the drain time drops less than pfifo"
+fi
+
+# Four connections per peer: four times the connections.  Over one TX
+# queue a worker has one desync that holds; over four, as mq gives each
+# queue its own desync, the connections hash onto several, and more
+# desyncs than workers hold.
+if "$SIM" "${INCAST[@]}" --hostQdisc=desync --connsPerPeer=4 \
+	--json="$OUT/conns4.json" >/dev/null &&
+   "$SIM" "${INCAST[@]}" --hostQdisc=desync --connsPerPeer=4 --txQueues=4 \
+	--json="$OUT/mq4.json" >/dev/null &&
+   [ "$(field "$OUT/mq4.json" valid)" = True ] &&
+   [ "$(field "$OUT/mq4.json" conns)" -eq $((4 * 32)) ] &&
+   [ "$(field "$OUT/conns4.json" conns)" -eq $((4 * 32)) ] &&
+   [ "$(field "$OUT/conns4.json" queues_held)" -le 32 ] &&
+   [ "$(field "$OUT/mq4.json" queues_held)" -gt 32 ]; then
+	ok "--connsPerPeer splits each message, --txQueues holds on several desyncs per host"
+else
+	not_ok "--connsPerPeer splits each message, --txQueues holds on several desyncs per host"
 fi
 
 # Mean hold per burst in us of the one-object JSON file $1.
@@ -193,6 +212,8 @@ bad_opt --hostSlots=0,x
 bad_opt --conn=pooled
 bad_opt --lossRate=1
 bad_opt --lossRate=-0.1
+bad_opt --connsPerPeer=0
+bad_opt --txQueues=65
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
