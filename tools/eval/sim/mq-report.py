@@ -1,0 +1,183 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Summarize the runs of mq.sh: results.jsonl and table.md.
+
+Usage: mq-report.py RAW_DIR|RESULTS.jsonl OUT_DIR
+
+RAW_DIR holds SCENARIO.CONFIG.SEED.json, one desync-sim object each,
+with the run's arguments one per line in the same name plus ".args".
+results.jsonl has one run per line, keys sorted, in the order of the
+table; given one instead of RAW_DIR, the table is made again from it.  Every cell is the median over seeds with [min-max]; ratios are
+paired by seed (same scenario, same seed), then summarized the same way.
+"""
+import glob
+import json
+import os
+import statistics
+import sys
+
+CONFIGS = {
+    "a": "1 connection per peer, 1 TX queue, desync (baseline)",
+    "b": "4 connections per peer, 1 TX queue, desync: one offset per destination",
+    "c": "4 connections per peer, 4 TX queues, desync under mq: an offset per queue",
+    "d": "4 connections per peer, 4 TX queues, fq_codel under mq",
+    "e": "4 connections per peer, 4 TX queues, desync group_by flow under mq",
+    "f": "4 connections per peer, 1 TX queue, fq_codel",
+}
+# Ratios: each configuration against the baseline, and mq's own
+# independence (c, e; d under fq_codel) against one qdisc for the same
+# connections (b; f).
+RATIOS = [("b", "a"), ("c", "a"), ("d", "a"), ("e", "a"), ("f", "a"),
+          ("c", "b"), ("e", "b"), ("d", "f")]
+
+
+def median_iter(r):
+    return statistics.median(r["iter_us"]) if r["iter_us"] else 0.0
+
+
+def arg(r, name):
+    for a in r["args"]:
+        if a.startswith(f"--{name}="):
+            return a.split("=", 1)[1]
+    return None
+
+
+US = {"ns": 1e-3, "us": 1, "ms": 1e3, "s": 1e6, "": 1}
+
+
+def comm(r):
+    """The median iteration less the compute time: what the offsets move."""
+    v = arg(r, "compute") or "1ms"
+    num = v.rstrip("nums")
+    return median_iter(r) - float(num) * US[v[len(num):]]
+
+
+METRICS = [
+    ("mean iteration (us)", lambda r: r["iter_mean_us"]),
+    ("median iteration (us)", median_iter),
+    ("p99 iteration (us)", lambda r: r["iter_p99_us"]),
+    ("median communication (us)", comm),
+    ("RTOs", lambda r: r["rtos"]),
+    ("drops", lambda r: r["drops"]),
+    ("queue peak (B)", lambda r: r["queue_peak_bytes"]),
+]
+
+
+def fmt(v):
+    if isinstance(v, float) and v < 10 and v != int(v):
+        return f"{v:.3g}"
+    return f"{v:.0f}"
+
+
+def spread(vals, f=fmt):
+    return f"{f(statistics.median(vals))} [{f(min(vals))}-{f(max(vals))}]"
+
+
+def ratio_cell(runs, num, den, get):
+    base = {r["seed"]: get(r) for r in runs if r["config"] == den}
+    rs, zero = [], []
+    for r in runs:
+        if r["config"] != num or r["seed"] not in base:
+            continue
+        if base[r["seed"]] > 0:
+            rs.append(get(r) / base[r["seed"]])
+        else:
+            zero.append(get(r))
+    if not rs and not zero:
+        return "-"
+    if not rs:
+        return "both 0" if not any(zero) else "0 -> " + spread(zero)
+    cell = spread(rs, lambda v: f"{v:.2f}")
+    return cell + (f" ({len(zero)} seeds 0 -> x)" if zero else "")
+
+
+def load(raw):
+    if os.path.isfile(raw):
+        with open(raw) as f:
+            return [json.loads(line) for line in f if line.strip()]
+    recs = []
+    for p in sorted(glob.glob(os.path.join(raw, "*.json"))):
+        name, config, seed = os.path.basename(p)[:-len(".json")].rsplit(".", 2)
+        with open(p) as f:
+            r = json.load(f)
+        with open(p + ".args") as f:
+            r["args"] = f.read().split("\n")[:-1]
+        r.update(name=name, config=config)
+        assert r["seed"] == int(seed), p
+        recs.append(r)
+    return recs
+
+
+def main():
+    raw, out = sys.argv[1], sys.argv[2]
+    recs = load(raw)
+    recs.sort(key=lambda r: (r["hosts"], r["config"], r["seed"]))
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "results.jsonl"), "w") as f:
+        for r in recs:
+            f.write(json.dumps(r, sort_keys=True) + "\n")
+
+    iters = sorted({arg(r, "iters") for r in recs})
+    lines = [
+        "# One desync per TX queue (mq) in the ns-3 model",
+        "",
+        "Under `mq` every TX queue has its own desync, with its own groups, offset "
+        "draws and learning; a worker whose message to a peer goes out on several "
+        "connections, hashed onto several queues, starts it at several independent "
+        "offsets.  `tools/eval/sim/mq.sh` runs persistent incasts of 256 KiB per "
+        "worker with the datacenter arguments of bench.py's row 1 (whose "
+        f"incast-64x256k runs 3 iterations) over {', '.join(iters)} iterations, so "
+        "that sticky offsets have steps to learn from.  `--connsPerPeer=4` splits each message "
+        "over four connections that start together; `--txQueues=4` puts four "
+        "independent host qdiscs under an mq root, a connection's queue chosen by "
+        "the hash of its addresses and ports, the queues served in turn onto the link.",
+        "",
+        "Median over seeds [min-max].  Ratios: per seed, the value over that of the "
+        "named configuration on the same seed, then median [min-max]; `0 -> n`: "
+        "the reference had 0.  `median communication`: the median iteration less "
+        "the compute time.  `desyncs holding`: desync instances that held a packet, "
+        "over all hosts.",
+        "",
+        "| config | connections per peer, TX queues, host qdisc |",
+        "|---|---|",
+    ]
+    lines += [f"| {c} | {d} |" for c, d in CONFIGS.items()]
+    lines.append("")
+    names = []
+    for r in recs:
+        if r["name"] not in names:
+            names.append(r["name"])
+    for name in names:
+        runs = [r for r in recs if r["name"] == name]
+        configs = [c for c in CONFIGS if any(r["config"] == c for r in runs)]
+        seeds = sorted({r["seed"] for r in runs})
+        common = [a for a in runs[0]["args"]
+                  if all(a in r["args"] for r in runs) and not a.startswith("--seed=")]
+        lines += [f"## {name}", "", "`desync-sim " + " ".join(common) + "`", "",
+                  f"Seeds {', '.join(map(str, seeds))}.", ""]
+        lines.append("| config | " + " | ".join(m for m, _ in METRICS) +
+                     " | connections | desyncs holding |")
+        lines.append("|---" * (len(METRICS) + 3) + "|")
+        for c in configs:
+            cr = [r for r in runs if r["config"] == c]
+            cells = [spread([get(r) for r in cr]) for _, get in METRICS]
+            cells.append(spread([r["conns"] for r in cr]))
+            cells.append(spread([r["queues_held"] for r in cr]))
+            lines.append(f"| {c} | " + " | ".join(cells) + " |")
+        lines += ["", "| ratio | " + " | ".join(m for m, _ in METRICS) + " |",
+                  "|---" * (len(METRICS) + 1) + "|"]
+        for num, den in RATIOS:
+            if num in configs and den in configs:
+                cells = [ratio_cell(runs, num, den, get) for _, get in METRICS]
+                lines.append(f"| {num} / {den} | " + " | ".join(cells) + " |")
+        bad = [r for r in runs if not r["valid"]]
+        if bad:
+            lines += ["", "Invalid runs (bytes missing at the time limit): " +
+                      ", ".join(f"{r['config']} seed {r['seed']}" for r in bad) + "."]
+        lines.append("")
+    with open(os.path.join(out, "table.md"), "w") as f:
+        f.write("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
