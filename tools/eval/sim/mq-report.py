@@ -16,6 +16,9 @@ import os
 import statistics
 import sys
 
+# The matrix report's cell format, so that both tables read alike.
+from report import fmt, spread
+
 CONFIGS = {
     "a": "1 connection per peer, 1 TX queue, desync (baseline)",
     "b": "4 connections per peer, 1 TX queue, desync: one offset per destination",
@@ -61,16 +64,6 @@ METRICS = [
     ("drops", lambda r: r["drops"]),
     ("queue peak (B)", lambda r: r["queue_peak_bytes"]),
 ]
-
-
-def fmt(v):
-    if isinstance(v, float) and v < 10 and v != int(v):
-        return f"{v:.3g}"
-    return f"{v:.0f}"
-
-
-def spread(vals, f=fmt):
-    return f"{f(statistics.median(vals))} [{f(min(vals))}-{f(max(vals))}]"
 
 
 def ratio_cell(runs, num, den, get):
