@@ -343,9 +343,9 @@ edt_stamped_share()
 	local out=$TMPD/edtshare
 
 	tcok qdisc add dev "$DEV" root desync limit 100 || return
-	psend -d "$B4" -n 1 -k 200 -s 200 -E 5s -S 1 > /dev/null
+	psend -d "$B4" -n 1 -k 200 -s 200 -E 9s -S 1 > /dev/null
 	snap
-	note "one socket stamped 5s ahead: qlen ${SNAP[desync:qlen]}, drop_overlimit ${SNAP[desync:drop_overlimit]}"
+	note "one socket stamped 9s ahead: qlen ${SNAP[desync:qlen]}, drop_overlimit ${SNAP[desync:drop_overlimit]}"
 	assert_eq "one socket's stamped packets queued (limit 100 / 16)" "${SNAP[desync:qlen]}" 6
 	assert_eq "one socket's stamped packets dropped" "${SNAP[desync:drop_overlimit]}" 194
 	stamp_fill 7
@@ -353,7 +353,9 @@ edt_stamped_share()
 	note "eight sockets: qlen ${SNAP[desync:qlen]}, drop_overlimit ${SNAP[desync:drop_overlimit]}"
 	assert_eq "eight sockets' stamped packets queued (limit 100 / 4)" "${SNAP[desync:qlen]}" 25
 	assert_eq "eight sockets' stamped packets dropped" "${SNAP[desync:drop_overlimit]}" 1575
-	# Stop before the stamped packets leave: only stream 2 is counted.
+	# Stop before the stamped packets leave, 9s after the first socket
+	# sent (5s was not enough for eight senders on a busy host: the
+	# receiver counted six of them among its 50).
 	recv_start "$out" -l 0.0.0.0 -c 50 -q 1s -t 3s
 	psend -d "$B4" -n 5 -k 10 -g 20ms -s 200 -S 2 > /dev/null
 	recv_wait
@@ -361,7 +363,8 @@ edt_stamped_share()
 		"$(bfield "$out" pkts 2 | awk '{ n += $1 } END { print n + 0 }')" 50
 }
 
-# N sockets, one after another, each stamp 200 packets 5s ahead.  Each
+# N sockets, one after another, each stamp 200 packets 9s ahead (inside
+# the 10s horizon, and after the test that sent them has ended).  Each
 # queues a sixteenth of limit (6 of 100) until the quarter (25) is full;
 # sockets whose buckets collide share one sixteenth, and five distinct
 # buckets of the eight fill the quarter all the same.
@@ -370,7 +373,7 @@ stamp_fill()	# N
 	local i
 
 	for ((i = 0; i < $1; i++)); do
-		psend -d "$B4" -n 1 -k 200 -s 200 -E 5s -S 1 > /dev/null
+		psend -d "$B4" -n 1 -k 200 -s 200 -E 9s -S 1 > /dev/null
 	done
 }
 
