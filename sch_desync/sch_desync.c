@@ -1076,18 +1076,19 @@ static void desync_free_tables(struct dsched_group *groups, u32 *heap)
 }
 
 /*
- * Move every queued packet of the old table into @core's new one, as when
- * 'groups' or 'group_by' change.  Packets of one flow stay in order; held
- * bursts are released, since their group may no longer exist.  A packet
- * that the new configuration bypasses joins the bypass queue.
+ * Move every queued packet of the old table, @ngroups @old_groups, into
+ * the new one, as when 'groups' or 'group_by' change.  Packets of one
+ * flow stay in order; held bursts are released, since their group may no
+ * longer exist.  A packet that the new configuration bypasses joins the
+ * bypass queue.
  */
 static void desync_rehash(struct desync_sched_data *q,
-			  struct dsched *old, u64 now)
+			  struct dsched_group *old_groups, u32 ngroups, u64 now)
 {
 	u32 i;
 
-	for (i = 0; i < old->ngroups; i++) {
-		struct dsched_group *og = &old->groups[i];
+	for (i = 0; i < ngroups; i++) {
+		struct dsched_group *og = &old_groups[i];
 
 		/* A hold cut short counts as one, for as long as it lasted. */
 		if (og->state == DSCHED_HELD) {
@@ -1456,8 +1457,14 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	struct dsched_slot_map new_map = { };
 	const struct dsched_slot_entry *old_map = NULL;
 	const struct nlattr *map_attr;
-	struct dsched old;
-	u32 *new_heap = NULL;
+	/*
+	 * Only the old table, not a copy of q->core: that holds the EDT
+	 * flow counts (1 KiB), and KASAN's redzones took desync_change()
+	 * past the kernel's 2 KiB frame warning.
+	 */
+	struct dsched_group *old_groups;
+	u32 *new_heap = NULL, *old_heap;
+	u32 old_ngroups;
 	bool rehash;
 	u64 now;
 	int err;
@@ -1503,7 +1510,9 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 
 	sch_tree_lock(sch);
 	now = ktime_get_ns();
-	old = q->core;
+	old_groups = q->core.groups;
+	old_heap = q->core.heap;
+	old_ngroups = q->core.ngroups;
 
 	WRITE_ONCE(q->cfg.limit, cfg.limit);
 	WRITE_ONCE(q->cfg.group_by, cfg.group_by);
@@ -1534,8 +1543,8 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 
 	if (rehash) {
 		dsched_attach(&q->core, new_groups, new_heap, cfg.groups);
-		if (old.groups)
-			desync_rehash(q, &old, now);
+		if (old_groups)
+			desync_rehash(q, old_groups, old_ngroups, now);
 	}
 	dsched_apply_params(&q->core, now);
 
@@ -1573,8 +1582,8 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 		qdisc_watchdog_schedule_ns(&q->watchdog, now);
 	sch_tree_unlock(sch);
 
-	if (rehash && old.groups)
-		desync_free_tables(old.groups, old.heap);
+	if (rehash && old_groups)
+		desync_free_tables(old_groups, old_heap);
 	kfree(old_map);
 	return 0;
 
