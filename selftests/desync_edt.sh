@@ -363,18 +363,35 @@ edt_stamped_share()
 		"$(bfield "$out" pkts 2 | awk '{ n += $1 } END { print n + 0 }')" 50
 }
 
-# N sockets, one after another, each stamp 200 packets 9s ahead (inside
+# N sockets, all open at once, each stamp 200 packets 9s ahead (inside
 # the 10s horizon, and after the test that sent them has ended).  Each
 # queues a sixteenth of limit (6 of 100) until the quarter (25) is full;
 # sockets whose buckets collide share one sixteenth, and five distinct
-# buckets of the eight fill the quarter all the same.
+# buckets of the eight fill the quarter all the same.  One process per
+# socket would not do: a socket that had nothing queued is freed when its
+# process exits, and the next one takes its address, so its bucket; one
+# collision then repeats for every sender after it (eight sockets queued
+# 18 and 12 packets that way).
 stamp_fill()	# N
 {
-	local i
-
-	for ((i = 0; i < $1; i++)); do
-		psend -d "$B4" -n 1 -k 200 -s 200 -E 9s -S 1 > /dev/null
-	done
+	ip netns exec "$NS_A" python3 -c '
+import socket, struct, sys, time
+SO_TXTIME = 61
+n, dst = int(sys.argv[1]), sys.argv[2]
+socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(n)]
+for s in socks:
+    s.setsockopt(socket.SOL_SOCKET, SO_TXTIME,
+                 struct.pack("iI", time.CLOCK_MONOTONIC, 0))
+for s in socks:
+    for _ in range(200):
+        t = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + 9 * 10**9
+        try:
+            s.sendmsg([bytes(200)],
+                      [(socket.SOL_SOCKET, SO_TXTIME, struct.pack("Q", t))],
+                      0, (dst, 9))
+        except OSError:
+            pass	# a drop, which the qdisc counts
+' "$1" "$B4"
 }
 
 # A packet that goes ahead (TC_PRIO_CONTROL here, as pure ACKs and
