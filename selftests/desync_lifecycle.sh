@@ -198,7 +198,7 @@ kernel_log_clean()
 	log=$(dmesg 2>/dev/null | sed -n "/$KMSG_MARK/,\$p")
 	[ -n "$log" ] || { skip "kernel log not readable"; return; }
 	if grep -E 'BUG:|BUG [^ ]+ \(|kernel BUG at|WARNING:|Oops|general protection fault|UBSAN:|list_(add|del) corruption|refcount_t:|Poison overwritten|Redzone overwritten|double free|Call Trace' <<< "$log" > "$TMPD/splat"; then
-		fail "kernel splat: $(head -5 "$TMPD/splat" | tr '\n' '|')"
+		fail_always "kernel splat: $(head -5 "$TMPD/splat" | tr '\n' '|')"
 	fi
 }
 
