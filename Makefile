@@ -23,7 +23,8 @@
 #   make bench-cost      per-packet cost against pfifo, fq_codel and fq, into
 #                        results/bench-cost/<kernel>/
 #   make stress          netlink fuzzer (100k messages) and long lifecycle
-#                        torture on 6.1, 6.12 and the debug kernel (long)
+#                        torture on 6.1, 6.12 and the debug kernel, and the
+#                        selftests on the debug kernel (hours)
 #   make sim             the ns-3 model tools/eval/sim/desync-sim (installs libns3-dev)
 #   make bench-sim       the scenario matrix in the ns-3 model, into results/sim/
 #   make plan-test       unit tests of tools/ops/desync-plan/desync-plan
