@@ -21,6 +21,8 @@ RETRY_TESTS="overload_new_group_flood"
 
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
+# shellcheck source=tools/lib/kmem.sh
+source "$REPO/tools/lib/kmem.sh"
 
 # Documentation/design.md: one 64-byte group and one 4-byte heap slot per
 # group, and the qdisc's private area in a 1 KiB slab object.
@@ -28,27 +30,6 @@ GROUP_BYTES=68
 # Slab, page-allocator and vmalloc noise of a VM that runs nothing else:
 # under 100 kB measured here.
 MEM_TOLERANCE_KB=1024
-
-# Unreclaimable kernel memory that a qdisc table or a queued packet can
-# take, in kB: slab (kmalloc of the group table and of skbs lands there,
-# large kmallocs included) plus vmalloc (kvcalloc's fallback).  Empty
-# slabs are handed back first, so freed skbs do not count.
-kmem_kb()
-{
-	local f k v su=0 vm=0
-
-	echo 3 > /proc/sys/vm/drop_caches
-	for f in /sys/kernel/slab/*/shrink; do
-		echo 1 > "$f" 2>/dev/null
-	done
-	while read -r k v _; do
-		case $k in
-		SUnreclaim:) su=$v ;;
-		VmallocUsed:) vm=$v ;;
-		esac
-	done < /proc/meminfo
-	echo $((su + vm))
-}
 
 mem_available_kb()
 {

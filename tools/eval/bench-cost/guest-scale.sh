@@ -24,6 +24,8 @@
 set -euo pipefail
 # shellcheck source=tools/eval/bench-cost/guest-lib.sh
 source "$(dirname "$(readlink -f "$0")")/guest-lib.sh"
+# shellcheck source=tools/lib/kmem.sh
+source "$(dirname "$(readlink -f "$0")")/../../lib/kmem.sh"
 
 out=${1:?usage: guest-scale.sh OUT}
 : "${BENCH_KO:?BENCH_KO must name sch_desync.ko}"
@@ -73,27 +75,6 @@ measure_mem()
 	done < /proc/vmallocinfo
 	echo "mem qdisc=$q groups=$(table_size "$flows") memfree_kb=$(median3 "${d[@]}")" \
 		"vmalloc_kb=$vm" | tee -a "$out"
-}
-
-# Unreclaimable kernel memory in kB that a qdisc can take: slab (its
-# tables, per-flow objects and queued skbs) plus vmalloc (kvcalloc's
-# fallback).  Caches are dropped and every slab cache shrunk first, so
-# that freed objects in partial slabs and per-CPU lists do not count.
-kmem_kb()
-{
-	local f k v _ su=0 vm=0
-
-	echo 3 > /proc/sys/vm/drop_caches
-	for f in /sys/kernel/slab/*/shrink; do
-		echo 1 > "$f" 2> /dev/null || true
-	done
-	while read -r k v _; do
-		case $k in
-		SUnreclaim:) su=$v ;;
-		VmallocUsed:) vm=$v ;;
-		esac
-	done < /proc/meminfo
-	echo $((su + vm))
 }
 
 # A flood of new destinations through @q at its defaults (what an
