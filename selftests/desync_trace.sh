@@ -403,7 +403,12 @@ trace_widen_opened_part()
 # which would merge them behind the held first) into a hold of 3-4 ms, so
 # that packets of each are marked and echoed.  The window cut for them may
 # leave a message's tail waiting for a delayed ACK longer than 'idle', a
-# burst of its own: so not every start follows marks, but most do.
+# burst of its own: so not every start follows marks.  Of four starts
+# after the first, three followed marks in most runs and two in one (on
+# 6.1 beside a kernel build); of seven, six or seven did in each of
+# twenty runs on 6.1 and 6.12.  Eight messages and four of the seven leave
+# room for a stalled guest, and a sign raised for only some bursts still
+# fails.
 trace_signs_of_ecn()
 {
 	local ecn cork res marks=0 i
@@ -425,7 +430,7 @@ trace_signs_of_ecn()
 import socket, sys, time
 s = socket.create_connection((sys.argv[1], 9008), timeout=30)
 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-for i in range(5):
+for i in range(8):
     for _ in range(10):
         s.sendall(b"x" * 1448)
     acked(s, "message %d" % i)
@@ -443,9 +448,9 @@ s.close()
 		[ "$i" = marks ] && marks=$((marks + 1))
 	done
 	assert_cmp "CE marks" "${SNAP[desync:ce_mark]}" -ge 5
-	assert_cmp "bursts" "${#SIGNS[@]}" -ge 5
+	assert_cmp "bursts" "${#SIGNS[@]}" -ge 8
 	assert_eq "sign before the first burst" "${SIGNS[0]}" none
-	assert_cmp "starts after marks" "$marks" -ge 3
+	assert_cmp "starts after marks" "$marks" -ge 4
 	assert_eq "steps (no timeout)" "$(echo "${STEPS[@]}" | tr -d ' 0')" ""
 }
 
