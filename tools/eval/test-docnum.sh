@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: test-docnum.sh
+#
+# The self-test of docnum.py on a fixture (tools/eval/docnum-fixture: four
+# runs in results/sim and a page that quotes them): the check passes on the
+# page as committed, fails on a wrong number, a wrong table cell, a changed
+# result and a key that names nothing, says where, and --write puts the
+# right values back.  Works on a copy; the fixture is never changed.
+
+set -uo pipefail
+# shellcheck source=tools/lib/common.sh
+source "$(dirname "$(readlink -f "$0")")/../lib/common.sh"
+
+docnum=$REPO_ROOT/tools/eval/docnum.py
+fixture=$REPO_ROOT/tools/eval/docnum-fixture
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+passed=0
+failed=0
+
+fresh()
+{
+	rm -rf "$tmp/t"
+	cp -r "$fixture" "$tmp/t"
+}
+
+check()		# the check's exit status; its output in $tmp/out
+{
+	"$docnum" --check --root "$tmp/t" > "$tmp/out" 2>&1
+}
+
+fresh
+check
+result $? "the committed fixture passes"
+
+# A number typed over its bound value.
+fresh
+sed -i 's/-->3\.50<!-- \/n -->/-->3.8<!-- \/n -->/' "$tmp/t/Documentation/page.md"
+check
+rc=$?
+grep -qx 'Documentation/page.md:4: expected 3.50, found 3.8 (sim.drain incast-4x125k desync)' "$tmp/out"
+result $(( rc == 0 || $? != 0 )) "a wrong number fails, with its line, the value and what was found"
+
+"$docnum" --write --root "$tmp/t" > /dev/null
+cmp -s "$tmp/t/Documentation/page.md" "$fixture/Documentation/page.md"
+result $? "--write restores the right number"
+
+# A generated table edited by hand.
+fresh
+sed -i 's/^| desync | 3.50 /| desync | 3.20 /' "$tmp/t/Documentation/page.md"
+check
+rc=$?
+grep -q '^Documentation/page.md:13: expected | desync | 3.50' "$tmp/out"
+result $(( rc == 0 || $? != 0 )) "a wrong table cell fails, with its line"
+
+# The results change and the prose does not: one more timeout for desync.
+fresh
+sed -i '2s/"rtos": 1,/"rtos": 5,/' "$tmp/t/results/sim/results.jsonl"
+check
+rc=$?
+grep -q '^Documentation/page.md:5: expected 0-5, found 0-1' "$tmp/out"
+result $(( rc == 0 || $? != 0 )) "a changed result fails the unchanged prose"
+
+# A key that names no row.
+fresh
+sed -i 's/sim.drain incast-4x125k desync/sim.drain incast-4x999k desync/' \
+	"$tmp/t/Documentation/page.md"
+check
+rc=$?
+grep -q "no runs of 'desync' in row 'incast-4x999k'" "$tmp/out"
+result $(( rc == 0 || $? != 0 )) "a key that resolves to nothing fails"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
