@@ -20,7 +20,16 @@ source "$(dirname "$(readlink -f "$0")")/../../lib/common.sh"
 cd "$REPO_ROOT" || exit 1
 
 step_unit()      { make -s -C tools/testing/unit check; }
-step_docs()      { tools/testing/check/doc-paths.sh; }
+step_docs()
+{
+	local rc=0
+
+	tools/testing/check/doc-paths.sh || rc=1
+	# Every marked number of the prose against the committed results.
+	tools/eval/docnum.py --check || rc=1
+	tools/eval/test-docnum.sh || rc=1
+	return $rc
+}
 step_plan()      { make -s -C tools/ops/desync-plan check; }
 step_checkpatch() { tools/testing/check/checkpatch.sh; }
 step_sparse()    { tools/testing/check/sparse.sh 6.1 6.12; }
