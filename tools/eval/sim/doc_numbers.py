@@ -139,7 +139,59 @@ def seeds(row, q="fq_codel"):
     return len(runs(row, q))
 
 
+def delta(row, q, key, how="med", base="fq_codel"):
+    """The metric less BASE's on the same seed, over seeds."""
+    b = {r["seed"]: metric(r, key) for r in runs(row, base)}
+    return stat([metric(r, key) - b[r["seed"]] for r in runs(row, q) if r["seed"] in b], how)
+
+
+def nonzero(row, q, key):
+    """In how many seeds the metric was above 0 (e.g. runs with a timeout)."""
+    return sum(1 for r in runs(row, q) if metric(r, key) > 0)
+
+
+def zero(row, q, key):
+    """In how many seeds the metric was 0."""
+    return sum(1 for r in runs(row, q) if metric(r, key) == 0)
+
+
+def slow_iters(row, q, how="range", ms="200"):
+    """
+    Iterations per run longer than the compute phase and MS more: with
+    the default 200 ms, those that waited for a retransmit timeout.
+    """
+    def count(r):
+        lim = (arg(r, "compute") or 0) * 1e6 + float(ms) * 1000
+        return sum(1 for t in r["iter_us"] if t > lim)
+    return stat([count(r) for r in runs(row, q)], how)
+
+
+def job_jct_ms(row, q, job="min", how="med"):
+    """The JCT of each run's fastest (min) or slowest (max) job, in ms."""
+    pick = {"min": min, "max": max}[job]
+    return stat([pick(r["job_jct_us"]) / 1000 for r in runs(row, q)], how)
+
+
+def over_rows(f):
+    """
+    F over several rows, given as ROW,ROW,...: the range of their
+    medians, as prose summarizes a group of rows ("0.00-0.05x").
+    """
+    def g(row, *args, **kwargs):
+        if "," not in row:
+            return f(row, *args, **kwargs)
+        v = [f(r, *args, **kwargs) for r in row.split(",")]
+        return Range((min(v), max(v)))
+    g.__doc__ = f.__doc__
+    return g
+
+
 NUMBERS = {
+    "delta": delta,
+    "job_jct_ms": job_jct_ms,
+    "nonzero": nonzero,
+    "zero": zero,
+    "slow_iters": slow_iters,
     "val": val,
     "ratio": ratio,
     "drain": drain,
@@ -149,6 +201,7 @@ NUMBERS = {
     "iters": iters,
     "seeds": seeds,
 }
+NUMBERS = {k: over_rows(f) for k, f in NUMBERS.items()}
 
 
 def num(v, f=None):
