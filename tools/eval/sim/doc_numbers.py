@@ -181,7 +181,10 @@ def over_rows(f):
         if "," not in row:
             return f(row, *args, **kwargs)
         v = [f(r, *args, **kwargs) for r in row.split(",")]
-        return Range((min(v), max(v)))
+        # Ranges of several rows join into one.
+        lo = [x[-2] if isinstance(x, tuple) else x for x in v]
+        hi = [x[-1] if isinstance(x, tuple) else x for x in v]
+        return Range((min(lo), max(hi)))
     g.__doc__ = f.__doc__
     return g
 
