@@ -11,7 +11,7 @@ two HTML comments, which GitHub does not show:
     desync ran at <!-- n:sim.drain R-incast-64x256k desync -->3.27<!-- /n -->x
 
 and a whole generated table between a begin and an end comment, each on
-a line of its own:
+a line of its own (markers in code blocks, as here, are left alone):
 
     <!-- table:sim.field_incasts -->
     | ... |
@@ -119,8 +119,16 @@ def process(doc, root, write):
     stale, errors, count = [], [], 0
     out = []
     i = 0
+    fenced = False
     while i < len(lines):
         line = lines[i]
+        # Markers shown as code (an example of the syntax) are text.
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if fenced or line.startswith(("    ", "\t")) and not line.lstrip().startswith(("-", "|")):
+            out.append(line)
+            i += 1
+            continue
         m = TABLE_BEGIN.match(line)
         if m:
             end = i + 1
