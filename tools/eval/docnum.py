@@ -47,6 +47,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 # directory it reads, relative to --root.
 STUDIES = {
     "sim": ("tools/eval/sim/doc_numbers.py", "results/sim"),
+    "cluster": ("tools/eval/cluster/doc_numbers.py", "results/cluster"),
 }
 
 INLINE = re.compile(r"<!-- n:(?P<key>[^>]*?) -->(?P<val>.*?)<!-- /n -->")

@@ -7,7 +7,8 @@
 # runs in results/sim and a page that quotes them): the check passes on the
 # page as committed, fails on a wrong number, a wrong table cell, a changed
 # result and a key that names nothing, says where, and --write puts the
-# right values back.  Works on a copy; the fixture is never changed.
+# right values back.  Works on a copy; the fixture is never changed.  Then
+# the emulated cluster's numbers module against analyze.py's own table.
 
 set -uo pipefail
 # shellcheck source=tools/lib/common.sh
@@ -72,6 +73,23 @@ check
 rc=$?
 grep -q "no runs of 'desync' in row 'incast-4x999k'" "$tmp/out"
 result $(( rc == 0 || $? != 0 )) "a key that resolves to nothing fails"
+
+# The emulated cluster's module reads the runs as analyze.py does: each
+# cell of table.md's incast rows is what the module gives for it.
+rc=0
+for cfg in fq_codel desync desync_slots; do
+	for m in fct_p99_us:4 iter_mean_us:6 switch_drops:11 retrans:15; do
+		cell=$(awk -F' [|] ' -v c="$cfg" -v k="${m#*:}" \
+			'/^### /{s=$0} s=="### incast" && $1=="| " c {print $k; exit}' \
+			"$REPO_ROOT/results/cluster/table.md")
+		got=$("$docnum" --eval "cluster.val 6.1 incast $cfg ${m%:*} spread")
+		if [ -z "$cell" ] || [ "$got" != "$cell" ]; then
+			echo "# $cfg ${m%:*}: table.md $cell, module $got"
+			rc=1
+		fi
+	done
+done
+result $rc "the cluster's numbers agree with analyze.py's table"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
