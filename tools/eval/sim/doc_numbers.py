@@ -358,6 +358,19 @@ def cost_rows():
                   [format(ratio(n, "desync", "iter_mean_us")) + "x"] for label, n in rows])
 
 
+def loss_rows():
+    """Rows L-: the congestion-free ring of row 5 behind lossy uplinks."""
+    qs = ["fq_codel", "desync:widen 0", "desync", "desync:ce_backlog 0"]
+
+    def c(n, q):
+        return (f"{format(val(n, q, 'iter_mean_ms', 'range'))} ms "
+                f"({format(val(n, q, 'rtos', 'range'))})")
+    return table(["uplink loss", "fq_codel", "desync `widen 0`", "desync (default)",
+                  "desync `ce_backlog 0`"],
+                 [[loss] + [c("L-nocong-ring-8-loss" + loss, q) for q in qs]
+                  for loss in ("1e-4", "1e-3")])
+
+
 def fixture():
     """The self-test's table (tools/eval/test-docnum.sh)."""
     n = "incast-4x125k"
@@ -375,4 +388,5 @@ TABLES = {
     "sticky_rows": sticky_rows,
     "sticky_tuning": sticky_tuning,
     "cost_rows": cost_rows,
+    "loss_rows": loss_rows,
 }
