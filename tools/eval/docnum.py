@@ -48,6 +48,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 STUDIES = {
     "sim": ("tools/eval/sim/doc_numbers.py", "results/sim"),
     "cluster": ("tools/eval/cluster/doc_numbers.py", "results/cluster"),
+    "cost": ("tools/eval/bench-cost/doc_numbers.py", "results/bench-cost"),
 }
 
 INLINE = re.compile(r"<!-- n:(?P<key>[^>]*?) -->(?P<val>.*?)<!-- /n -->")
