@@ -49,6 +49,7 @@ STUDIES = {
     "sim": ("tools/eval/sim/doc_numbers.py", "results/sim"),
     "cluster": ("tools/eval/cluster/doc_numbers.py", "results/cluster"),
     "cost": ("tools/eval/bench-cost/doc_numbers.py", "results/bench-cost"),
+    "debug": ("tools/testing/vm/doc_numbers.py", "results/debug-kernel"),
 }
 
 INLINE = re.compile(r"<!-- n:(?P<key>[^>]*?) -->(?P<val>.*?)<!-- /n -->")
