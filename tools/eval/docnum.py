@@ -50,6 +50,7 @@ STUDIES = {
     "cluster": ("tools/eval/cluster/doc_numbers.py", "results/cluster"),
     "cost": ("tools/eval/bench-cost/doc_numbers.py", "results/bench-cost"),
     "debug": ("tools/testing/vm/doc_numbers.py", "results/debug-kernel"),
+    "osp": ("tools/eval/plan/doc_numbers.py", "results/osp-deft"),
 }
 
 INLINE = re.compile(r"<!-- n:(?P<key>[^>]*?) -->(?P<val>.*?)<!-- /n -->")
