@@ -31,6 +31,7 @@
 #include "host-mq-queue-disc.h"
 #include "linux-dctcp.h"
 #include "sim-options.h"
+#include "step-mark-queue-disc.h"
 
 using namespace ns3;
 
@@ -339,19 +340,10 @@ void Cluster::BuildLinks()
 	p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("2p"));
 	p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(m_o.linkDelayNs)));
 
-	auto switchPort = [&](Ptr<NetDevice> dev, uint64_t rate) {
-		TrafficControlHelper t;
-
-		t.SetRootQueueDisc("ns3::RedQueueDisc",
-				   "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, m_o.buffer)),
-				   "MinTh", DoubleValue(m_o.ecnK), "MaxTh", DoubleValue(m_o.ecnK),
-				   "QW", DoubleValue(1.0), "UseEcn", BooleanValue(true),
-				   "UseHardDrop", BooleanValue(false),
-				   "MeanPktSize", UintegerValue(1500),
-				   "LinkBandwidth", DataRateValue(DataRate(rate)),
-				   "LinkDelay", TimeValue(NanoSeconds(m_o.linkDelayNs)));
+	auto switchPort = [&](Ptr<NetDevice> dev) {
 		Port p;
-		p.qd = t.Install(dev).Get(0);
+
+		p.qd = InstallSwitchPort(dev, m_o.buffer, m_o.ecnK);
 		m_ports.push_back(p);
 	};
 
@@ -366,7 +358,7 @@ void Cluster::BuildLinks()
 		p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(m_o.hostRate)));
 		NetDeviceContainer d = p2p.Install(m_hosts.Get(h), m_tors.Get(t));
 		m_hostQd[h] = InstallHostQdisc(d.Get(0), h);
-		switchPort(d.Get(1), m_o.hostRate);
+		switchPort(d.Get(1));
 		if (m_o.lossRate > 0)
 			LoseOnUplink(d.Get(1), h);
 		base << "10." << t << "." << l << ".0";
@@ -383,8 +375,8 @@ void Cluster::BuildLinks()
 
 			p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(m_o.fabricRate)));
 			NetDeviceContainer d = p2p.Install(m_tors.Get(t), m_spines.Get(s));
-			switchPort(d.Get(0), m_o.fabricRate);
-			switchPort(d.Get(1), m_o.fabricRate);
+			switchPort(d.Get(0));
+			switchPort(d.Get(1));
 			base << "11." << t << "." << s << ".0";
 			addr.SetBase(base.str().c_str(), "255.255.255.252");
 			Ipv4InterfaceContainer ifs = addr.Assign(d);

@@ -8,6 +8,7 @@
 # timeouts under pfifo, desync's holds take place and all bytes arrive,
 # several connections per peer spread over several TX queues' desyncs,
 # the JSON object is valid, and bad options exit 2 with one line.
+# switch-check drives a switch port's queue on its own.
 
 set -uo pipefail
 SIM_DIR=$(dirname "$(readlink -f "$0")")
@@ -38,6 +39,15 @@ field()
 {
 	/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
 }
+
+# DCTCP's step at K, on a port held at known queue lengths: no mark
+# below K, every ECN-capable arrival marked at and above it, non-ECT
+# packets queued up to the buffer's limit.
+if out=$("$SIM_DIR/switch-check" --buffer=300000 --ecnK=60000 2>&1); then
+	ok "switch ports mark as a step at K"
+else
+	not_ok "switch ports mark as a step at K ($(printf '%s\n' "$out" | grep -m1 FAIL))"
+fi
 
 # 32 workers x 256 kB into a 64 kB port: far over the buffer at once.
 INCAST=(--scenario=incast --hosts=32 --hostsPerTor=16 --buffer=64000 --ecnK=20000
