@@ -6,8 +6,9 @@
  * or peers, and the next iteration starts when every message of the job
  * has arrived.  The hosts' egress qdisc is the variable: pfifo, fq_codel,
  * application-level start jitter over fq_codel, or desync running the
- * module's core.  Switch ports have a per-port buffer with DCTCP-style
- * step ECN marking at K.  One JSON object per run carries the results.
+ * module's core.  Switch ports mark as DCTCP's step at K and have a
+ * buffer each or share one per switch.  One JSON object per run carries
+ * the results.
  */
 #include <algorithm>
 #include <chrono>
@@ -127,6 +128,7 @@ class Cluster
 	std::vector<Ipv4Address> m_addr;
 	std::vector<Ptr<QueueDisc>> m_hostQd;
 	std::vector<Port> m_ports;
+	std::vector<Ptr<SwitchBuffer>> m_switchBuf;	/* per switch */
 	std::vector<Conn> m_conns;
 	std::vector<Job> m_jobs;
 	/* Per host, by source port; nodes stay put for the callbacks. */
@@ -340,10 +342,14 @@ void Cluster::BuildLinks()
 	p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("2p"));
 	p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(m_o.linkDelayNs)));
 
-	auto switchPort = [&](Ptr<NetDevice> dev) {
+	/* One packet memory per switch, ToRs first, then spines. */
+	for (uint32_t i = 0; i < m_nTors + spines; i++)
+		m_switchBuf.push_back(Create<SwitchBuffer>(m_o.sharedBuf ? m_o.sharedBuffer : 0,
+							   m_o.alpha));
+	auto switchPort = [&](Ptr<NetDevice> dev, uint32_t sw) {
 		Port p;
 
-		p.qd = InstallSwitchPort(dev, m_o.buffer, m_o.ecnK);
+		p.qd = InstallSwitchPort(dev, m_o.buffer, m_o.ecnK, m_switchBuf[sw]);
 		m_ports.push_back(p);
 	};
 
@@ -358,7 +364,7 @@ void Cluster::BuildLinks()
 		p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(m_o.hostRate)));
 		NetDeviceContainer d = p2p.Install(m_hosts.Get(h), m_tors.Get(t));
 		m_hostQd[h] = InstallHostQdisc(d.Get(0), h);
-		switchPort(d.Get(1));
+		switchPort(d.Get(1), t);
 		if (m_o.lossRate > 0)
 			LoseOnUplink(d.Get(1), h);
 		base << "10." << t << "." << l << ".0";
@@ -375,8 +381,8 @@ void Cluster::BuildLinks()
 
 			p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(m_o.fabricRate)));
 			NetDeviceContainer d = p2p.Install(m_tors.Get(t), m_spines.Get(s));
-			switchPort(d.Get(0));
-			switchPort(d.Get(1));
+			switchPort(d.Get(0), t);
+			switchPort(d.Get(1), m_nTors + s);
 			base << "11." << t << "." << s << ".0";
 			addr.SetBase(base.str().c_str(), "255.255.255.252");
 			Ipv4InterfaceContainer ifs = addr.Assign(d);
@@ -856,6 +862,13 @@ void Cluster::Report(double wallS)
 		js << (i ? ", " : "") << iters[i];
 	js << "], \"rtos\": " << m_rtos << ", \"drops\": " << drops
 	   << ", \"ce_marks\": " << marks << ", \"queue_peak_bytes\": " << peak
+	   << ", \"switch_buffer\": \"" << (m_o.sharedBuf ? "shared" : "static")
+	   << "\", \"shared_buffer\": " << (m_o.sharedBuf ? m_o.sharedBuffer : 0)
+	   << ", \"alpha\": " << std::setprecision(4) << (m_o.sharedBuf ? m_o.alpha : 0)
+	   << std::setprecision(1) << ", \"switch_peak_bytes\": [";
+	for (size_t i = 0; i < m_switchBuf.size(); i++)
+		js << (i ? ", " : "") << m_switchBuf[i]->Peak();
+	js << "]"
 	   << ", \"link_losses\": " << m_linkLosses
 	   << ", \"host_drops\": " << hostDrops << ", \"host_ce_marks\": " << hostMarks
 	   << ", \"bursts\": " << bursts << ", \"held\": " << held

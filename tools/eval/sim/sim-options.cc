@@ -100,6 +100,17 @@ bool ParseFraction(const std::string &s, double *v)
 	return !*end && *v >= 0 && *v < 1;
 }
 
+/* "0.5", "2": a positive number up to @max */
+bool ParsePositive(const std::string &s, double max, double *v)
+{
+	char *end;
+
+	if (s.empty() || !(isdigit(static_cast<unsigned char>(s[0])) || s[0] == '.'))
+		return false;
+	*v = strtod(s.c_str(), &end);
+	return !*end && *v > 0 && *v <= max;
+}
+
 /* "3,0,1": one slot per host index */
 bool ParseSlots(const std::string &s, std::vector<uint32_t> *slots)
 {
@@ -138,6 +149,7 @@ struct Opt {
 
 int SimParseOptions(int argc, char **argv, SimOptions *o)
 {
+	bool sharedGiven = false;	/* --sharedBuffer or --alpha */
 	const std::vector<Opt> opts = {
 		{ "scenario", "incast|ring|alltoall|twojob|burst",
 		  [o](const std::string &v) {
@@ -158,8 +170,26 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 		  [o](const std::string &v) { return ParseRate(v, &o->fabricRate); } },
 		{ "linkDelay", "propagation delay per link, e.g. 1us",
 		  [o](const std::string &v) { return DesyncParseTimeNs(v, &o->linkDelayNs); } },
-		{ "buffer", "bytes per switch port",
+		{ "buffer", "bytes per switch port (--switchBuffer=static)",
 		  [o](const std::string &v) { return ParseBytes(v, &o->buffer) && o->buffer >= 3000; } },
+		{ "switchBuffer", "static|shared: a buffer of --buffer bytes per port, or "
+				  "one of --sharedBuffer bytes per switch with a dynamic threshold",
+		  [o](const std::string &v) {
+			  o->sharedBuf = v == "shared";
+			  return OneOf(v, { "static", "shared" });
+		  } },
+		{ "sharedBuffer", "bytes of packet memory per switch (--switchBuffer=shared), "
+				  "at least 3000",
+		  [o, &sharedGiven](const std::string &v) {
+			  sharedGiven = true;
+			  return ParseBytes(v, &o->sharedBuffer) && o->sharedBuffer >= 3000;
+		  } },
+		{ "alpha", "dynamic threshold: a queue may hold alpha times the free shared "
+			   "buffer, 0 < alpha <= 64 (--switchBuffer=shared)",
+		  [o, &sharedGiven](const std::string &v) {
+			  sharedGiven = true;
+			  return ParsePositive(v, 64, &o->alpha);
+		  } },
 		{ "ecnK", "step ECN threshold in bytes",
 		  [o](const std::string &v) { return ParseBytes(v, &o->ecnK) && o->ecnK >= 1; } },
 		{ "msg", "bytes per worker per iteration",
@@ -246,8 +276,16 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 		std::cerr << "desync-sim: --desync: " << err << "\n";
 		return 2;
 	}
-	if (o->ecnK > o->buffer) {
+	if (sharedGiven && !o->sharedBuf) {
+		std::cerr << "desync-sim: --sharedBuffer and --alpha need --switchBuffer=shared\n";
+		return 2;
+	}
+	if (!o->sharedBuf && o->ecnK > o->buffer) {
 		std::cerr << "desync-sim: --ecnK must not exceed --buffer\n";
+		return 2;
+	}
+	if (o->sharedBuf && o->ecnK > o->sharedBuffer) {
+		std::cerr << "desync-sim: --ecnK must not exceed --sharedBuffer\n";
 		return 2;
 	}
 	for (uint32_t s : o->hostSlots) {

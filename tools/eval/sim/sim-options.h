@@ -25,6 +25,13 @@ struct SimOptions {
 	uint64_t fabricRate = 400000000000ULL;
 	uint64_t linkDelayNs = 1000;
 	uint64_t buffer = 512000;	/* bytes per switch port */
+	bool sharedBuf = false;		/* one buffer per switch instead */
+	/*
+	 * Broadcom Trident II class: 12 MB of packet memory shared by the
+	 * ports; alpha 1 gives a lone busy queue half of it.
+	 */
+	uint64_t sharedBuffer = 12000000;
+	double alpha = 1;
 	uint64_t ecnK = 100000;		/* bytes */
 	uint64_t msg = 262144;		/* bytes per worker per iteration */
 	uint64_t computeNs = 1000000;

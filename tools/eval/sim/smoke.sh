@@ -8,7 +8,9 @@
 # timeouts under pfifo, desync's holds take place and all bytes arrive,
 # several connections per peer spread over several TX queues' desyncs,
 # the JSON object is valid, and bad options exit 2 with one line.
-# switch-check drives a switch port's queue on its own.
+# switch-check drives a switch port's queue on its own; a shared switch
+# buffer absorbs the incast that overflows static ports of the same
+# total, and its dynamic threshold holds.
 
 set -uo pipefail
 SIM_DIR=$(dirname "$(readlink -f "$0")")
@@ -43,10 +45,40 @@ field()
 # DCTCP's step at K, on a port held at known queue lengths: no mark
 # below K, every ECN-capable arrival marked at and above it, non-ECT
 # packets queued up to the buffer's limit.
-if out=$("$SIM_DIR/switch-check" --buffer=300000 --ecnK=60000 2>&1); then
-	ok "switch ports mark as a step at K"
+# Ports sharing a buffer: none passes alpha times the free buffer.
+if out=$("$SIM_DIR/switch-check" --buffer=300000 --ecnK=60000 --alpha=0.5 2>&1); then
+	ok "switch ports mark as a step at K, shared ones keep the dynamic threshold"
 else
-	not_ok "switch ports mark as a step at K ($(printf '%s\n' "$out" | grep -m1 FAIL))"
+	not_ok "switch ports mark as a step at K, shared ones keep the dynamic threshold ($(printf '%s\n' "$out" | grep -m1 FAIL))"
+fi
+
+# 15 workers and their aggregator on one 16-port ToR: the first
+# windows (15 x IW10, about 217 kB) overflow a static 64 kB port; 16 x
+# 64 kB shared, with the other ports idle, holds them.  At alpha 1/8 the
+# threshold, alpha/(1 + alpha) of the buffer, drops long before the
+# buffer is full.
+ONETOR=(--scenario=incast --hosts=15 --hostsPerTor=16 --ecnK=20000 --msg=64KiB
+	--iters=3 --seed=3 --hostQdisc=pfifo)
+SHARED=(--switchBuffer=shared --sharedBuffer=1024000)
+"$SIM" "${ONETOR[@]}" --buffer=64000 --json="$OUT/static.json" >/dev/null
+"$SIM" "${ONETOR[@]}" "${SHARED[@]}" --json="$OUT/shared.json" >/dev/null
+if [ -s "$OUT/static.json" ] && [ -s "$OUT/shared.json" ] &&
+   [ "$(field "$OUT/shared.json" valid)" = True ] &&
+   [ "$(field "$OUT/shared.json" switch_buffer)" = shared ] &&
+   [ "$(field "$OUT/static.json" drops)" -gt 0 ] &&
+   [ $(($(field "$OUT/shared.json" drops) * 10)) -le "$(field "$OUT/static.json" drops)" ]; then
+	ok "a shared switch buffer absorbs the incast that static ports of the same total drop"
+else
+	not_ok "a shared switch buffer absorbs the incast that static ports of the same total drop"
+fi
+if "$SIM" "${ONETOR[@]}" "${SHARED[@]}" --alpha=0.125 --json="$OUT/alpha.json" >/dev/null &&
+   /usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
+B, a = j["shared_buffer"], j["alpha"]
+sys.exit(not (j["valid"] and j["drops"] > 0 and j["queue_peak_bytes"] <= a * B / (1 + a) and
+	      max(j["switch_peak_bytes"]) < B / 2))' "$OUT/alpha.json"; then
+	ok "the shared buffer's dynamic threshold bounds a queue to alpha/(1 + alpha) of it"
+else
+	not_ok "the shared buffer's dynamic threshold bounds a queue to alpha/(1 + alpha) of it"
 fi
 
 # 32 workers x 256 kB into a 64 kB port: far over the buffer at once.
@@ -224,6 +256,13 @@ bad_opt --lossRate=1
 bad_opt --lossRate=-0.1
 bad_opt --connsPerPeer=0
 bad_opt --txQueues=65
+bad_opt --switchBuffer=dynamic
+bad_opt --switchBuffer=shared --sharedBuffer=2999
+bad_opt --switchBuffer=shared --alpha=0
+bad_opt --switchBuffer=shared --alpha=65
+bad_opt --switchBuffer=shared --alpha=-1
+bad_opt --alpha=2
+bad_opt --switchBuffer=shared --sharedBuffer=1MB --ecnK=2MB
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -40,6 +40,22 @@ StepMarkQueueDisc::StepMarkQueueDisc()
 {
 }
 
+void StepMarkQueueDisc::SetSwitchBuffer(Ptr<SwitchBuffer> pool)
+{
+	m_pool = pool;
+	TraceConnectWithoutContext("BytesInQueue",
+				   MakeCallback(&StepMarkQueueDisc::BytesChanged, this));
+}
+
+/*
+ * The pool counts what the queue disc counts: a packet the device ring
+ * holds, or hands back for later (QueueDisc::Requeue()), is in neither.
+ */
+void StepMarkQueueDisc::BytesChanged(uint32_t from, uint32_t to)
+{
+	m_pool->Change(static_cast<int64_t>(to) - from);
+}
+
 /*
  * The queue at the packet's arrival, before it joins, is what is
  * compared with K, as red_calc_qavg() reads the backlog before
@@ -52,6 +68,10 @@ bool StepMarkQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 
 	if (backlog + item->GetSize() > GetMaxSize().GetValue()) {
 		DropBeforeEnqueue(item, LIMIT_DROP);
+		return false;
+	}
+	if (m_pool && !m_pool->Admits(backlog, item->GetSize())) {
+		DropBeforeEnqueue(item, SHARED_DROP);
 		return false;
 	}
 	/* A non-ECT packet is queued unmarked, as under red's nodrop. */
@@ -85,14 +105,18 @@ void StepMarkQueueDisc::InitializeParams()
 {
 }
 
-Ptr<QueueDisc> InstallSwitchPort(Ptr<NetDevice> dev, uint64_t buffer, uint64_t k)
+Ptr<QueueDisc> InstallSwitchPort(Ptr<NetDevice> dev, uint64_t buffer, uint64_t k,
+				 Ptr<SwitchBuffer> pool)
 {
 	TrafficControlHelper t;
+	uint64_t limit = pool->Size() ? pool->Size() : buffer;
 
 	t.SetRootQueueDisc("ns3::StepMarkQueueDisc",
-			   "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, buffer)),
+			   "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, limit)),
 			   "MarkThreshold", UintegerValue(k));
-	return t.Install(dev).Get(0);
+	Ptr<QueueDisc> qd = t.Install(dev).Get(0);
+	DynamicCast<StepMarkQueueDisc>(qd)->SetSwitchBuffer(pool);
+	return qd;
 }
 
 } // namespace ns3

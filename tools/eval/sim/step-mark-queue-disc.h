@@ -13,14 +13,64 @@
  * ns-3's RedQueueDisc cannot be set to that: its non-ECT packets above
  * MaxTh are dropped (it has no nodrop), so the step is a queue disc of
  * its own, a FIFO of MaxSize bytes.
+ *
+ * A switch's ports may instead share one buffer (SwitchBuffer), as the
+ * on-chip packet memory of datacenter switch ASICs is shared: then a
+ * packet also has to pass the pool's dynamic threshold.
  */
 #ifndef DESYNC_SIM_STEP_MARK_QUEUE_DISC_H
 #define DESYNC_SIM_STEP_MARK_QUEUE_DISC_H
+
+#include <algorithm>
 
 #include "ns3/net-device.h"
 #include "ns3/queue-disc.h"
 
 namespace ns3 {
+
+/*
+ * The packet memory of one switch, counted over all its egress queues.
+ * Shared (size > 0), it is Choudhury and Hahne's Dynamic Threshold
+ * ("Dynamic queue length thresholds for shared-memory packet switches",
+ * IEEE/ACM ToN 6(2), 1998): a queue may take a packet only while it
+ * stays within alpha times the memory left free, so that a lone busy
+ * queue gets alpha / (1 + alpha) of it and the rest stays for the others.
+ * With size 0 the ports have buffers of their own and this only counts
+ * what the switch holds at once.
+ */
+class SwitchBuffer : public SimpleRefCount<SwitchBuffer>
+{
+  public:
+	SwitchBuffer(uint64_t size, double alpha) : m_size(size), m_alpha(alpha) {}
+
+	/*
+	 * Whether a queue of @queue bytes may take @bytes more: afterwards
+	 * the memory holds at most its size and the queue at most alpha
+	 * times what is then left.
+	 */
+	bool Admits(uint64_t queue, uint32_t bytes) const
+	{
+		uint64_t used = m_used + bytes;
+
+		if (!m_size)
+			return true;
+		return used <= m_size && queue + bytes <= m_alpha * (m_size - used);
+	}
+	void Change(int64_t delta)
+	{
+		m_used += delta;
+		m_peak = std::max(m_peak, m_used);
+	}
+	uint64_t Size() const { return m_size; }
+	double Alpha() const { return m_alpha; }
+	uint64_t Used() const { return m_used; }
+	uint64_t Peak() const { return m_peak; }
+
+  private:
+	uint64_t m_size;
+	double m_alpha;
+	uint64_t m_used = 0, m_peak = 0;
+};
 
 class StepMarkQueueDisc : public QueueDisc
 {
@@ -28,7 +78,11 @@ class StepMarkQueueDisc : public QueueDisc
 	static TypeId GetTypeId();
 	StepMarkQueueDisc();
 
+	/* Count this queue in @pool, and with a shared pool obey it. */
+	void SetSwitchBuffer(Ptr<SwitchBuffer> pool);
+
 	static constexpr const char *LIMIT_DROP = "Buffer full";
+	static constexpr const char *SHARED_DROP = "Over the shared buffer's threshold";
 	static constexpr const char *STEP_MARK = "Queue at or above K";
 
   private:
@@ -36,15 +90,20 @@ class StepMarkQueueDisc : public QueueDisc
 	Ptr<QueueDiscItem> DoDequeue() override;
 	bool CheckConfig() override;
 	void InitializeParams() override;
+	void BytesChanged(uint32_t from, uint32_t to);
 
 	uint64_t m_k = 0;	/* marking threshold, bytes */
+	Ptr<SwitchBuffer> m_pool;
 };
 
 /*
- * The model's switch egress port on @dev: @buffer bytes, marking at @k.
- * desync-sim builds its ports and switch-check the port it drives here.
+ * The model's switch egress port on @dev, marking at @k: with a shared
+ * @pool bounded by it, else by @buffer bytes of its own and counted in
+ * @pool.  desync-sim builds its ports and switch-check the ports it
+ * drives here.
  */
-Ptr<QueueDisc> InstallSwitchPort(Ptr<NetDevice> dev, uint64_t buffer, uint64_t k);
+Ptr<QueueDisc> InstallSwitchPort(Ptr<NetDevice> dev, uint64_t buffer, uint64_t k,
+				 Ptr<SwitchBuffer> pool);
 
 } // namespace ns3
 

@@ -6,10 +6,13 @@
  * marked, with no simulation around it: DCTCP's step marks every
  * ECN-capable arrival while the queue holds K bytes or more and none
  * below, queues non-ECT packets unmarked, and drops only what does not
- * fit the buffer.  Prints one line per queue length probed and exits 1
- * on the first rule broken.
+ * fit the buffer.  Then fills ports that share one buffer: a queue
+ * takes a packet only while it stays within alpha times the buffer left
+ * free.  Prints one line per queue length probed and exits 1 on the
+ * first rule broken.
  *
  * Usage: switch-check [--qdisc=step|red] [--buffer=BYTES] [--ecnK=BYTES]
+ *                     [--alpha=A]
  *
  * --qdisc=red builds ns-3's RedQueueDisc as the model set it up before
  * (MinTh = MaxTh = K, QW 1, the other attributes at their defaults), to
@@ -69,12 +72,90 @@ int Fail(const std::string &why)
 	return 1;
 }
 
+/* A port of its own: a device on @node, as desync-sim builds one. */
+Ptr<QueueDisc> NewPort(Ptr<Node> node, uint64_t buffer, uint64_t k, Ptr<SwitchBuffer> pool)
+{
+	Ptr<SimpleNetDevice> dev = CreateObject<SimpleNetDevice>();
+	Ptr<QueueDisc> qd;
+
+	node->AddDevice(dev);
+	qd = InstallSwitchPort(dev, buffer, k, pool);
+	qd->Initialize();
+	return qd;
+}
+
+/*
+ * Adds packets to @qd until one is dropped; false if any admission left
+ * the queue above alpha times the free buffer.
+ */
+bool FillShared(Ptr<QueueDisc> qd, Ptr<SwitchBuffer> pool)
+{
+	while (qd->Enqueue(NewItem(kPkt, true)))
+		if (qd->GetNBytes() > pool->Alpha() * (pool->Size() - pool->Used()))
+			return false;
+	return true;
+}
+
+/*
+ * Ports A and B of one switch share @buffer bytes.  Alone, A stops
+ * where another packet would take it past alpha times the free buffer,
+ * i.e. within a packet below alpha / (1 + alpha) of it; B, beside a
+ * full A, gets alpha / (1 + alpha) of what A left; once A drains, B
+ * grows again.  Ports with buffers of their own never see each other.
+ */
+int CheckShared(uint64_t buffer, uint64_t k, double alpha)
+{
+	Ptr<Node> node = CreateObject<Node>();
+	Ptr<SwitchBuffer> pool = Create<SwitchBuffer>(buffer, alpha);
+	Ptr<QueueDisc> a, b;
+	double capA, capB;
+
+	node->AggregateObject(CreateObject<TrafficControlLayer>());
+	a = NewPort(node, buffer, k, pool);
+	b = NewPort(node, buffer, k, pool);
+	if (!FillShared(a, pool))
+		return Fail("port A went past alpha times the free shared buffer");
+	capA = alpha * buffer / (1 + alpha);
+	std::cout << "shared " << buffer << " B, alpha " << alpha << ": A alone holds "
+		  << a->GetNBytes() << " B, threshold " << capA << " B\n";
+	if (a->GetNBytes() > capA || a->GetNBytes() + kPkt <= capA)
+		return Fail("port A alone did not stop within a packet of alpha/(1+alpha) of the buffer");
+	if (!FillShared(b, pool))
+		return Fail("port B went past alpha times the free shared buffer");
+	capB = alpha * (buffer - a->GetNBytes()) / (1 + alpha);
+	std::cout << "shared: B beside A holds " << b->GetNBytes() << " B, threshold " << capB
+		  << " B\n";
+	if (b->GetNBytes() > capB || b->GetNBytes() + kPkt <= capB)
+		return Fail("port B did not stop within a packet of its share of what A left");
+	if (pool->Used() != a->GetNBytes() + b->GetNBytes() || pool->Peak() != pool->Used())
+		return Fail("the shared buffer does not count its ports' bytes");
+	while (a->Dequeue())
+		;
+	if (!b->Enqueue(NewItem(kPkt, true)))
+		return Fail("port B could not grow once A had drained");
+
+	/* Static ports of one switch: counted together, limited apart. */
+	Ptr<SwitchBuffer> counted = Create<SwitchBuffer>(0, alpha);
+	Ptr<QueueDisc> c = NewPort(node, 10 * kPkt, k, counted);
+	Ptr<QueueDisc> d = NewPort(node, 10 * kPkt, k, counted);
+
+	while (c->Enqueue(NewItem(kPkt, true)))
+		;
+	if (c->GetNBytes() != 10 * kPkt || !d->Enqueue(NewItem(kPkt, true)) ||
+	    counted->Peak() != 11 * kPkt)
+		return Fail("static ports are not limited apart and counted together");
+	std::cout << "ok: a queue never passes alpha times the free shared buffer; "
+		     "static ports are counted per switch\n";
+	return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
 	std::string type = "step";
 	uint64_t buffer = 300000, k = 60000;
+	double alpha = 1;
 	CommandLine cmd;
 	Ptr<QueueDisc> qd;
 	int rc = 0;
@@ -82,19 +163,19 @@ int main(int argc, char **argv)
 	cmd.AddValue("qdisc", "step|red", type);
 	cmd.AddValue("buffer", "bytes of the port's buffer", buffer);
 	cmd.AddValue("ecnK", "marking threshold K in bytes", k);
+	cmd.AddValue("alpha", "dynamic threshold of the shared buffer", alpha);
 	cmd.Parse(argc, argv);
-	if (k < 2 * kPkt || buffer < k + 2 * kPkt) {
-		std::cerr << "switch-check: want 2 packets <= ecnK <= buffer - 2 packets\n";
+	if (k < 2 * kPkt || buffer < k + 2 * kPkt || !(alpha > 0 && alpha <= 64)) {
+		std::cerr << "switch-check: want 2 packets <= ecnK <= buffer - 2 packets, "
+			     "0 < alpha <= 64\n";
 		return 2;
 	}
 
-	/* A port of its own: a node with one device, as desync-sim builds it. */
 	Ptr<Node> node = CreateObject<Node>();
-	Ptr<SimpleNetDevice> dev = CreateObject<SimpleNetDevice>();
 
 	node->AggregateObject(CreateObject<TrafficControlLayer>());
-	node->AddDevice(dev);
 	if (type == "red") {
+		Ptr<SimpleNetDevice> dev = CreateObject<SimpleNetDevice>();
 		TrafficControlHelper t;
 
 		t.SetRootQueueDisc("ns3::RedQueueDisc",
@@ -104,11 +185,12 @@ int main(int argc, char **argv)
 			"MeanPktSize", UintegerValue(kPkt),
 			"LinkBandwidth", DataRateValue(DataRate("100Gbps")),
 			"LinkDelay", TimeValue(MicroSeconds(1)));
+		node->AddDevice(dev);
 		qd = t.Install(dev).Get(0);
+		qd->Initialize();
 	} else {
-		qd = InstallSwitchPort(dev, buffer, k);
+		qd = NewPort(node, buffer, k, Create<SwitchBuffer>(0, alpha));
 	}
-	qd->Initialize();
 
 	/*
 	 * Steady queues of whole packets: each arrival is followed by one
@@ -166,5 +248,5 @@ int main(int argc, char **argv)
 		return Fail("a packet beyond the buffer was not dropped");
 	std::cout << "ok: no mark below K, every ECT arrival marked from K on, "
 		     "non-ECT dropped only at the buffer limit\n";
-	return 0;
+	return CheckShared(buffer, k, alpha);
 }
