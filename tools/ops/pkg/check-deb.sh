@@ -6,7 +6,7 @@
 # make check's share of the packaging (no VM; make check-deb installs the
 # packages in VMs): builds both packages into $DESYNC_CACHE/deb, lintian
 # clean at error level (build-deb.sh), and checks what they hold, where
-# DKMS and tc look for it.  Ends with "deb: N passed, N failed".
+# DKMS and tc look for it, and what their maintainer scripts start.  Ends with "deb: N passed, N failed".
 
 set -uo pipefail
 # shellcheck source=tools/lib/common.sh
@@ -85,6 +85,63 @@ check "tc-desync depends on iproute2" \
 	grep -q 'iproute2' <<< "$(dpkg-deb -f "$tc_deb" Depends)"
 check "sch-desync-dkms depends on dkms" \
 	grep -q 'dkms' <<< "$(dpkg-deb -f "$dkms_deb" Depends)"
+
+# A maintainer script of tc-desync run as dpkg runs it on a host booted
+# with systemd, with the helpers dh_installsystemd calls replaced by stubs
+# that log their arguments.  deb-systemd-helper answers as it does for a
+# unit it has never seen (was-enabled defaults to true); the test for
+# /run/systemd/system, which says that systemd runs, is made to succeed
+# whatever this host runs.  Prints the log.
+maint_actions()	# DEB SCRIPT ARG...
+{
+	local deb=$1 script=$2 d s rc=0
+
+	shift 2
+	d=$(mktemp -d)
+	dpkg-deb -e "$deb" "$d/ctl"
+	mkdir -p "$d/bin" "$d/run-systemd-system"
+	cat > "$d/bin/deb-systemd-helper" <<-'STUB'
+	#!/bin/sh
+	echo "deb-systemd-helper $*" >> "$LOG"
+	case $* in
+	*debian-installed*) exit 1 ;;
+	esac
+	exit 0
+	STUB
+	for s in deb-systemd-invoke systemctl; do
+		# shellcheck disable=SC2016 # the stub expands them
+		printf '#!/bin/sh\necho "%s $*" >> "$LOG"\n' "$s" > "$d/bin/$s"
+	done
+	chmod +x "$d"/bin/*
+	: > "$d/log"
+	if [ -e "$d/ctl/$script" ]; then
+		sed "s|/run/systemd/system|$d/run-systemd-system|g" "$d/ctl/$script" > "$d/script"
+		LOG=$d/log PATH="$d/bin:$PATH" sh "$d/script" "$@" > /dev/null || rc=1
+	fi
+	cat "$d/log"
+	rm -rf "$d"
+	return $rc
+}
+# The first install: "postinst configure" with no old version.
+exporter_left_alone()
+{
+	local log
+
+	log=$(maint_actions "$tc_deb" postinst configure "") || { echo "$log"; return 1; }
+	! grep -E '(deb-systemd-helper.* enable|deb-systemd-invoke.* (start|restart)|systemctl.* (enable|start|restart)).*desync-exporter' <<< "$log"
+}
+check "tc-desync's postinst neither enables nor starts desync-exporter.timer" \
+	exporter_left_alone
+# ... yet one the admin enabled stops with the package.
+exporter_stopped_on_remove()
+{
+	local log
+
+	log=$(maint_actions "$tc_deb" prerm remove) || { echo "$log"; return 1; }
+	grep -qE 'deb-systemd-invoke stop .*desync-exporter.timer' <<< "$log"
+}
+check "tc-desync's prerm remove stops desync-exporter.timer" exporter_stopped_on_remove
+
 check "the package build left the tree as it was" \
 	test "$(tree_state)" = "$before"
 
