@@ -35,7 +35,7 @@ PROM = {
     "desync_ce_marks_total": ("ce_mark", 1),
     "desync_overlimit_drops_total": ("drop_overlimit", 1),
     "desync_bypass_packets_total": ("bypass", 1),
-    "desync_throttled_total": ("throttled", 1),
+    "desync_throttled_packets_total": ("throttled", 1),
     "desync_groups_active": ("groups_active", 1),
     "desync_groups_held": ("groups_held", 1),
     "desync_limit_packets": ("options.limit", 1),
@@ -50,7 +50,8 @@ PROM = {
     "desync_sticky": ("options.sticky", 1),
     "desync_widen_steps": ("options.widen", 1),
 }
-SAMPLE = re.compile(r'^([a-z_]+)\{dev="([^"]*)",handle="([^"]*)",parent="([^"]*)"[^}]*\} (\S+)$')
+SAMPLE = re.compile(r'^([a-z_]+)\{device="([^"]*)",handle="([^"]*)",kind="desync",'
+                    r'parent="([^"]*)"[^}]*\} (\S+)$')
 
 
 def tc_desyncs(path):

@@ -120,7 +120,7 @@ ctl_mq_children()
 	assert_eq "mq children listed with their own parent" "$n" 4
 	both_views "$MQDEV" export "$MQDEV"
 	compare prom "$MQDEV"
-	n=$(grep -c '^desync_bursts_total{dev="dsm0",handle="[0-9a-f]*:",parent="1:[1-4]"}' "$TMPD/ctl.out")
+	n=$(grep -c '^desync_bursts_total{device="dsm0",handle="[0-9a-f]*:",kind="desync",parent="1:[1-4]"}' "$TMPD/ctl.out")
 	assert_eq "desync_bursts_total series under mq" "$n" 4
 }
 
@@ -153,7 +153,7 @@ ctl_export()
 	# The exporter's way: a file replaced atomically, no temporary left.
 	ctl export --all --output "$TMPD/desync.prom" ||
 		fail "export --output failed"
-	grep -q "^desync_bursts_total{dev=\"$DEV\",handle=\"a:\",parent=\"root\"} [1-9]" \
+	grep -q "^desync_bursts_total{device=\"$DEV\",handle=\"a:\",kind=\"desync\",parent=\"root\"} [1-9]" \
 		"$TMPD/desync.prom" || fail "export --all lacks $DEV's bursts: $(head -c 400 "$TMPD/desync.prom")"
 	[ -z "$(find "$TMPD" -name '.desync.prom.*')" ] || fail "temporary file left behind"
 }

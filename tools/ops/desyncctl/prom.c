@@ -3,9 +3,14 @@
  * prom.c	"desyncctl export": the Prometheus text exposition format
  *
  * One family per counter, its HELP and TYPE once, then one sample per
- * qdisc labelled {dev, handle, parent}: under an mq root each TX queue's
- * desync is its own series.  Counters end in _total, times are seconds,
- * as the Prometheus naming rules ask; the names otherwise follow tc's.
+ * qdisc labelled {device, handle, kind, parent}: under an mq root each TX
+ * queue's desync is its own series.  device is the label of
+ * node_exporter's netdev and qdisc collectors (node_network_*,
+ * node_qdisc_*) and kind the qdisc collector's, so that rules join them
+ * without relabelling.
+ * Counters end in _total after the unit of what they count, times are
+ * seconds, as the Prometheus naming rules ask; the names otherwise follow
+ * tc's.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -115,7 +120,7 @@ static const struct prom_metric prom_metrics[] = {
 	{ "desync_bypass_packets_total", "counter",
 	  "Packets sent ahead, never held (tc: bypass).",
 	  PROM_COUNT, get_stat, XS_BYPASS },
-	{ "desync_throttled_total", "counter",
+	{ "desync_throttled_packets_total", "counter",
 	  "Packets that waited for their EDT departure time (tc: throttled).",
 	  PROM_COUNT, get_stat, XS_THROTTLED },
 	{ "desync_groups_active", "gauge",
@@ -195,8 +200,9 @@ static void prom_labels(FILE *f, const struct dsq *d)
 	dsq_fmt_handle(h, sizeof(h), d->handle);
 	dsq_fmt_parent(p, sizeof(p), d->parent);
 	fputc('{', f);
-	prom_label(f, "dev", d->dev, true);
+	prom_label(f, "device", d->dev, true);
 	prom_label(f, "handle", h, false);
+	prom_label(f, "kind", "desync", false);
 	prom_label(f, "parent", p, false);
 }
 

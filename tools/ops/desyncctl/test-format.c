@@ -156,7 +156,7 @@ static int check_names(void)
 		bad += !name_ok(++n, "json", nc, out, "[{\"dev\":\"", "\",\"kind\":");
 		free(out);
 		out = print_one(dsq_print_prom, nc->dev);
-		bad += !name_ok(++n, "prom", nc, out, "\ndesync_bursts_total{dev=\"",
+		bad += !name_ok(++n, "prom", nc, out, "\ndesync_bursts_total{device=\"",
 				"\",handle=");
 		free(out);
 	}

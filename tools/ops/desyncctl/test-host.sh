@@ -73,14 +73,15 @@ prom_values()
 {
 	"$FMT" prom > "$TMPD/f.prom" || return 1
 	has_lines "$TMPD/f.prom" \
-		'desync_bursts_total{dev="eth0",handle="8001:",parent="root"} 9007199254740993' \
-		'desync_hold_seconds_total{dev="eth0",handle="8001:",parent="root"} 612.345678901' \
-		'desync_offset_max_seconds{dev="ens\"1\\\\",handle="8002:",parent="1:1"} 0.001500' \
-		'desync_spread_ratio{dev="eth0",handle="8001:",parent="root"} 0.25' \
-		'desync_ce_backlog_segments{dev="ens\"1\\\\",handle="8003:",parent="1:2"} 0' \
-		'desync_widen_steps{dev="eth0",handle="8001:",parent="root"} 7' \
-		'desync_widen_steps{dev="ens\"1\\\\",handle="8003:",parent="1:2"} 0' \
-		'desync_info{dev="eth0",handle="8001:",parent="root",group_by="mark",slot="random"} 1'
+		'desync_bursts_total{device="eth0",handle="8001:",kind="desync",parent="root"} 9007199254740993' \
+		'desync_hold_seconds_total{device="eth0",handle="8001:",kind="desync",parent="root"} 612.345678901' \
+		'desync_offset_max_seconds{device="ens\"1\\\\",handle="8002:",kind="desync",parent="1:1"} 0.001500' \
+		'desync_spread_ratio{device="eth0",handle="8001:",kind="desync",parent="root"} 0.25' \
+		'desync_ce_backlog_segments{device="ens\"1\\\\",handle="8003:",kind="desync",parent="1:2"} 0' \
+		'desync_widen_steps{device="eth0",handle="8001:",kind="desync",parent="root"} 7' \
+		'desync_widen_steps{device="ens\"1\\\\",handle="8003:",kind="desync",parent="1:2"} 0' \
+		'desync_throttled_packets_total{device="eth0",handle="8001:",kind="desync",parent="root"} 16' \
+		'desync_info{device="eth0",handle="8001:",kind="desync",parent="root",group_by="mark",slot="random"} 1'
 }
 
 json_valid()
@@ -263,7 +264,7 @@ print(urllib.request.urlopen(sys.argv[1], timeout=2).read().decode())' \
 	kill "$pid"
 	wait "$pid" 2> /dev/null
 	grep -qxF 'node_textfile_scrape_error 0' <<< "$out" &&
-		grep -qF 'desync_hold_seconds_total{dev="eth0",handle="8001:",parent="root"} 612.345678901' <<< "$out" &&
+		grep -qF 'desync_hold_seconds_total{device="eth0",handle="8001:",kind="desync",parent="root"} 612.345678901' <<< "$out" &&
 		[ "$(grep -c '^desync_bursts_total{' <<< "$out")" -eq 3 ] && return 0
 	echo "scrape: $(grep -E '^(desync_bursts|node_textfile)' <<< "$out")"
 	cat "$TMPD/ne.log"
