@@ -6,9 +6,10 @@
 # desyncctl's tests that need no desync qdisc, run on the host by make
 # check: the three output formats on made-up qdiscs (test-format.c),
 # the reading of netlink strings without their NUL (test-netlink.c),
-# Prometheus text checked by promtool, the man page renders and names every
-# option, counter and metric, the command line's errors and exit codes,
-# the atomic export file, and make install.  The tests against the real
+# Prometheus text checked by promtool, the shipped rules (promtool check
+# and test rules) and dashboard against a node_exporter scrape, the man
+# page renders and names every option, counter and metric, the command
+# line's errors and exit codes, the atomic export file, and make install.  The tests against the real
 # module are selftests/desync_ctl.sh.  Ends with "N passed, N failed".
 
 set -uo pipefail
@@ -18,7 +19,8 @@ HERE=$(dirname "$(readlink -f "$0")")
 source "$HERE/../../lib/common.sh"
 
 # promtool is in Debian's prometheus package; man-db renders the page.
-need_pkgs libnl-3-dev libnl-route-3-dev pkg-config prometheus man-db groff-base
+need_pkgs libnl-3-dev libnl-route-3-dev pkg-config prometheus man-db groff-base \
+	python3-yaml
 make -s -C "$HERE" desyncctl test-format test-netlink || die "building desyncctl failed"
 
 CTL=$HERE/desyncctl
@@ -235,13 +237,15 @@ export_missing_device()
 }
 
 # Debian's node_exporter (unpacked into the cache, not installed: no
-# daemon is left running) serves an export through its textfile
-# collector: the last step of the path from qdisc to Prometheus.
-node_exporter_scrape()
+# daemon is left running) with desyncctl's export of test-format's qdiscs
+# in its textfile directory and the collectors COLLECTOR... on: writes
+# what it serves to OUT, and its log to OUT.log.
+ne_scrape()	# OUT COLLECTOR...
 {
 	local ne=$CACHE/node-exporter/usr/bin/prometheus-node-exporter
-	local port=$((20000 + $$ % 10000)) pid i out
+	local port=$((20000 + $$ % 10000)) out=$1 pid i c args=()
 
+	shift
 	if [ ! -x "$ne" ] &&
 	   ! { mkdir -p "$CACHE/node-exporter" &&
 	       (cd "$TMPD" && apt-get download prometheus-node-exporter > /dev/null) &&
@@ -249,26 +253,64 @@ node_exporter_scrape()
 		echo "cannot fetch prometheus-node-exporter"
 		return 1
 	fi
+	for c in "$@"; do
+		args+=("--collector.$c")
+	done
 	mkdir -p "$TMPD/ne"
 	"$FMT" prom > "$TMPD/ne/desync.prom"
 	"$ne" --web.listen-address="127.0.0.1:$port" --collector.disable-defaults \
-		--collector.textfile --collector.textfile.directory="$TMPD/ne" \
-		> "$TMPD/ne.log" 2>&1 &
+		--collector.textfile.directory="$TMPD/ne" "${args[@]}" \
+		> "$out.log" 2>&1 &
 	pid=$!
 	for ((i = 0; i < 50; i++)); do
-		out=$(/usr/bin/python3 -c 'import sys, urllib.request
+		/usr/bin/python3 -c 'import sys, urllib.request
 print(urllib.request.urlopen(sys.argv[1], timeout=2).read().decode())' \
-			"http://127.0.0.1:$port/metrics" 2> /dev/null) && break
+			"http://127.0.0.1:$port/metrics" > "$out" 2> /dev/null && break
 		sleep 0.1
 	done
 	kill "$pid"
 	wait "$pid" 2> /dev/null
-	grep -qxF 'node_textfile_scrape_error 0' <<< "$out" &&
-		grep -qF 'desync_hold_seconds_total{device="eth0",handle="8001:",kind="desync",parent="root"} 612.345678901' <<< "$out" &&
-		[ "$(grep -c '^desync_bursts_total{' <<< "$out")" -eq 3 ] && return 0
-	echo "scrape: $(grep -E '^(desync_bursts|node_textfile)' <<< "$out")"
-	cat "$TMPD/ne.log"
+	[ -s "$out" ] || { cat "$out.log"; return 1; }
+}
+
+# The last step of the path from qdisc to Prometheus: node_exporter's
+# textfile collector serves the export.
+node_exporter_scrape()
+{
+	local out=$TMPD/scrape.txt
+
+	ne_scrape "$out" textfile || return 1
+	grep -qxF 'node_textfile_scrape_error 0' "$out" &&
+		grep -qF 'desync_hold_seconds_total{device="eth0",handle="8001:",kind="desync",parent="root"} 612.345678901' "$out" &&
+		[ "$(grep -c '^desync_bursts_total{' "$out")" -eq 3 ] && return 0
+	echo "scrape: $(grep -E '^(desync_bursts|node_textfile)' "$out")"
+	cat "$out.log"
 	return 1
+}
+
+# The rules promtool loads, and their unit test: a small series of two
+# hosts of which one must fire each alert.
+rules_check()
+{
+	promtool check rules "$HERE/desync.rules.yml"
+}
+
+rules_test()
+{
+	(cd "$HERE" && promtool test rules desync.rules.test.yml)
+}
+
+# Every metric the rules, their test and the dashboard name is served by
+# node_exporter with the export in its textfile directory and its netdev
+# and netstat collectors on (check-monitoring.py), each series of the
+# test labelled as served; the dashboard is JSON.
+monitoring_names()
+{
+	local out=$TMPD/scrape-all.txt
+
+	ne_scrape "$out" textfile netdev netstat || return 1
+	"$HERE/check-monitoring.py" "$out" "$HERE/desync.rules.yml" \
+		"$HERE/desync.rules.test.yml" "$HERE/desync-dashboard.json"
 }
 
 install_tree()
@@ -278,7 +320,9 @@ install_tree()
 	make -s -C "$HERE" install DESTDIR="$TMPD/root" > /dev/null || return 1
 	for f in usr/sbin/desyncctl usr/share/man/man8/desyncctl.8 \
 		 lib/systemd/system/desync-exporter.service \
-		 lib/systemd/system/desync-exporter.timer etc/default/desync-exporter; do
+		 lib/systemd/system/desync-exporter.timer etc/default/desync-exporter \
+		 usr/share/doc/tc-desync/examples/desync.rules.yml \
+		 usr/share/doc/tc-desync/examples/desync-dashboard.json; do
 		[ -f "$TMPD/root/$f" ] || { echo "not installed: $f"; return 1; }
 	done
 	grep -q '^ExecStart=/usr/sbin/desyncctl export ' \
@@ -286,7 +330,7 @@ install_tree()
 }
 
 echo "TAP version 13"
-echo "1..15"
+echo "1..18"
 run prom_valid
 run prom_values
 run json_valid
@@ -301,6 +345,9 @@ run cli_errors
 run export_file
 run export_missing_device
 run node_exporter_scrape
+run rules_check
+run rules_test
+run monitoring_names
 run install_tree
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

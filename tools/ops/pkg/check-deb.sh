@@ -81,6 +81,9 @@ check "desync-apply(8) and desync@.service in tc-desync" eval \
 	 has "$tc_files" usr/share/man/man8/desync-apply.8.gz &&
 	 has "$tc_files" "lib/systemd/system/desync@.service" &&
 	 has "$tc_files" usr/share/doc/tc-desync/examples/desync.conf'
+check "the Prometheus rules and Grafana dashboard in tc-desync's examples" eval \
+	'has "$tc_files" usr/share/doc/tc-desync/examples/desync.rules.yml &&
+	 has "$tc_files" usr/share/doc/tc-desync/examples/desync-dashboard.json'
 check "tc-desync depends on iproute2" \
 	grep -q 'iproute2' <<< "$(dpkg-deb -f "$tc_deb" Depends)"
 check "sch-desync-dkms depends on dkms" \
