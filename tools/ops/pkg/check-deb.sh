@@ -79,8 +79,12 @@ check "tc-desync(8) in tc-desync" has "$tc_files" "usr/share/man/man8/tc-desync.
 check "desync-apply(8) and desync@.service in tc-desync" eval \
 	'has "$tc_files" usr/sbin/desync-apply &&
 	 has "$tc_files" usr/share/man/man8/desync-apply.8.gz &&
-	 has "$tc_files" "lib/systemd/system/desync@.service" &&
-	 has "$tc_files" usr/share/doc/tc-desync/examples/desync.conf'
+	 has "$tc_files" "lib/systemd/system/desync@.service"'
+# The directory the README writes into, with an example the admin may
+# edit and dpkg then keeps.
+check "/etc/desync/DEV.conf.example in tc-desync, a conffile" eval \
+	'has "$tc_files" etc/desync/DEV.conf.example &&
+	 dpkg-deb -I "$tc_deb" conffiles | grep -qx /etc/desync/DEV.conf.example'
 check "the Prometheus rules and Grafana dashboard in tc-desync's examples" eval \
 	'has "$tc_files" usr/share/doc/tc-desync/examples/desync.rules.yml &&
 	 has "$tc_files" usr/share/doc/tc-desync/examples/desync-dashboard.json'

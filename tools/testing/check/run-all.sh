@@ -9,7 +9,7 @@
 # "total: N passed, N failed" line when it combines its parts itself; a
 # step that only has an exit status (checkpatch, sparse) counts as one test.
 #
-# Steps: unit docs plan checkpatch sparse newest plugin ctl deb budget sim vm selftests
+# Steps: unit docs plan checkpatch sparse newest plugin ctl apply deb budget sim vm selftests
 # tdc fuzz
 # (default: all).
 
@@ -36,6 +36,7 @@ step_sparse()    { tools/testing/check/sparse.sh 6.1 6.12; }
 step_newest()    { tools/testing/check/build-newest.sh; }
 step_plugin()    { make -s -C tc-plugin check; }
 step_ctl()       { make -s -C tools/ops/desyncctl check; }
+step_apply()     { make -s -C tools/ops/desync-apply check; }
 step_deb()       { tools/ops/pkg/check-deb.sh; }
 step_budget()    { tools/eval/bench-cost/check-budget.sh; }
 step_sim()       { tools/eval/sim/smoke.sh; }
@@ -90,7 +91,7 @@ run_step()
 	echo "# ---- $name: exit $rc, $p passed, $f failed ----"
 }
 
-[ $# -gt 0 ] || set -- unit docs plan checkpatch sparse newest plugin ctl deb budget sim vm \
+[ $# -gt 0 ] || set -- unit docs plan checkpatch sparse newest plugin ctl apply deb budget sim vm \
 	selftests tdc fuzz
 start=$SECONDS
 for s in "$@"; do
