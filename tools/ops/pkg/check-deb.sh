@@ -88,8 +88,38 @@ check "/etc/desync/DEV.conf.example in tc-desync, a conffile" eval \
 check "the Prometheus rules and Grafana dashboard in tc-desync's examples" eval \
 	'has "$tc_files" usr/share/doc/tc-desync/examples/desync.rules.yml &&
 	 has "$tc_files" usr/share/doc/tc-desync/examples/desync-dashboard.json'
-check "tc-desync depends on iproute2" \
-	grep -q 'iproute2' <<< "$(dpkg-deb -f "$tc_deb" Depends)"
+check "tc-desync depends on iproute2 (>= 6.1), the tc the plugin's ABI is declared from" \
+	grep -qE '(^|, )iproute2 \(>= 6\.1\)(,|$)' <<< "$(dpkg-deb -f "$tc_deb" Depends)"
+check "this host's iproute2 satisfies it" \
+	dpkg --compare-versions "$(dpkg-query -W -f='${Version}' iproute2)" ge 6.1
+# DKMS matches the kernel version against the pattern as dkms.conf sets it.
+build_exclusive()
+{
+	local k
+
+	for k in 6.1.0-57-amd64 6.12.95+deb12-amd64 6.19.1 7.3.4+deb13-amd64 10.0.1; do
+		bash -c '. /dev/stdin; [[ $1 =~ $BUILD_EXCLUSIVE_KERNEL ]]' _ "$k" <<< "$conf" ||
+			{ echo "$k excluded"; return 1; }
+	done
+	for k in 6.0.12-1-amd64 5.10.0-30-amd64 4.19.0-27-amd64; do
+		! bash -c '. /dev/stdin; [[ $1 =~ $BUILD_EXCLUSIVE_KERNEL ]]' _ "$k" <<< "$conf" ||
+			{ echo "$k built for"; return 1; }
+	done
+}
+check "dkms.conf builds for 6.1 and later only (BUILD_EXCLUSIVE_KERNEL)" build_exclusive
+check "debian/control names Testsuite: autopkgtest-pkg-dkms" \
+	grep -qx 'Testsuite: autopkgtest-pkg-dkms' "$REPO_ROOT/debian/control"
+# Warnings fail make check, not a distribution's build: every compiler
+# line of the package build has -Wall, none -Werror (dpkg-buildflags'
+# -Werror=format-security is Debian's own and stays).
+no_werror()
+{
+	local cc
+
+	cc=$(grep -E '^(gcc|cc) .* -Wall' "$out/build.log") || { echo "no compiler line"; return 1; }
+	! grep -E -e '(^| )-Werror( |$)' <<< "$cc"
+}
+check "the package build compiles without -Werror" no_werror
 check "sch-desync-dkms depends on dkms" \
 	grep -q 'dkms' <<< "$(dpkg-deb -f "$dkms_deb" Depends)"
 
