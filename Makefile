@@ -12,6 +12,8 @@
 #   make deb             Debian packages sch-desync-dkms and tc-desync into
 #                        build/deb/ (debhelper, dh-dkms, lintian)
 #   make check-deb       install both packages in a VM on 6.1 and 6.12
+#   make release VERSION=X.Y  changelog entry, commit and tag vX.Y
+#                        (Documentation/process.md)
 #   make check-newest    build the module against the newest kernel headers
 #                        Debian ships (not booted)
 #   make version         print the version the module and packages carry
@@ -106,6 +108,9 @@ deb:
 check-deb:
 	tools/ops/pkg/test-deb-vm.sh 6.1 6.12
 
+release:
+	tools/ops/pkg/release.sh "$(VERSION)"
+
 check-newest:
 	tools/testing/check/build-newest.sh
 
@@ -148,6 +153,6 @@ clean:
 	$(MAKE) -C tools/ops/desyncctl clean
 	$(MAKE) -C tools/eval/sim clean
 
-.PHONY: all module plugin tools install uninstall version deb check-deb \
+.PHONY: all module plugin tools install uninstall version deb check-deb release \
 	check-newest check demo bench-effect bench-cost stress sim bench-sim \
 	plan-test bench-plan clean

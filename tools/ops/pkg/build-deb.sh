@@ -7,7 +7,9 @@
 # it is (tracked files, with their uncommitted changes) and checks them with
 # lintian at error level.  The build runs in a copy under OUT_DIR/src, so
 # the tree gets no build products; the packages land in OUT_DIR.  The
-# version is sch_desync/version.sh's, the one modinfo and the plugin show.
+# version is sch_desync/version.sh's, the one modinfo and the plugin show:
+# at a release tag, that of debian/changelog's top entry; between two, the
+# copy's changelog gets a snapshot entry of that version above it.
 
 set -euo pipefail
 # shellcheck source=tools/lib/common.sh
@@ -34,13 +36,24 @@ else
 fi
 # A copy without git takes its version from here (sch_desync/version.sh).
 echo "$version" > "$src/sch_desync/VERSION"
-cat > "$src/debian/changelog" <<CL
-sch-desync ($version) unstable; urgency=medium
+top=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
+if [ "$top" != "$version" ]; then
+	dpkg --compare-versions "$version" gt "$top" ||
+		die "version $version is not above debian/changelog's $top: tag or changelog out of step"
+	maint=$(sed -n 's/^Maintainer: //p' "$src/debian/control")
+	{
+		cat <<-CL
+		sch-desync ($version) unstable; urgency=medium
 
-  * Packaged from the sch_desync tree at version $version.
+		  * Snapshot of the sch_desync tree at version $version.
 
- -- sch_desync developers <dev@sch-desync.invalid>  $(date -R)
-CL
+		 -- $maint  $(date -R)
+
+		CL
+		cat "$src/debian/changelog"
+	} > "$src/debian/changelog.new"
+	mv "$src/debian/changelog.new" "$src/debian/changelog"
+fi
 
 echo "building sch-desync $version in $src"
 (cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=2" nice -n 10 \

@@ -120,6 +120,61 @@ no_werror()
 	! grep -E -e '(^| )-Werror( |$)' <<< "$cc"
 }
 check "the package build compiles without -Werror" no_werror
+# The changelog is kept in git; a snapshot's entry goes above its entries.
+changelog_kept()
+{
+	local cl
+
+	git -C "$REPO_ROOT" ls-files --error-unmatch debian/changelog > /dev/null || return 1
+	cl=$(dpkg-deb --fsys-tarfile "$tc_deb" | tar -xOf - ./usr/share/doc/tc-desync/changelog.gz | gzip -dc)
+	[ "$(dpkg-parsechangelog -l- -S Version <<< "$cl")" = "$version" ] || return 1
+	grep -qF "$(head -n 1 "$REPO_ROOT/debian/changelog")" <<< "$cl"
+}
+check "debian/changelog in git, its entries in the package under $version" changelog_kept
+# make release in a clone of the tree's last commit, with this tree's
+# release tools: a changelog entry, a signed-off commit and an annotated
+# tag that version.sh reads; the next release lists the commits since.
+release_flow()
+{
+	local d=$1 f
+
+	git clone -q --no-checkout "$REPO_ROOT" "$d" &&
+		git -C "$d" fetch -q "$REPO_ROOT" HEAD &&
+		git -C "$d" checkout -q --detach FETCH_HEAD || return 1
+	for f in tools/ops/pkg/release.sh tools/lib/common.sh debian/changelog \
+		 debian/control sch_desync/version.sh; do
+		cp "$REPO_ROOT/$f" "$d/$f"
+	done
+	git -C "$d" add -f tools/ops/pkg/release.sh tools/lib/common.sh debian/changelog \
+		debian/control sch_desync/version.sh &&
+		git -C "$d" commit -q --allow-empty -m "test: this tree's release tools" || return 1
+	"$d/tools/ops/pkg/release.sh" 9.9 || return 1
+	[ "$(git -C "$d" describe --exact-match)" = v9.9 ] || { echo "HEAD is not v9.9"; return 1; }
+	[ "$(git -C "$d" cat-file -t v9.9)" = tag ] || { echo "v9.9 not annotated"; return 1; }
+	[ "$(dpkg-parsechangelog -l "$d/debian/changelog" -S Version)" = 9.9 ] || return 1
+	git -C "$d" log -1 --format=%B | grep -q '^Signed-off-by: ' || { echo "no sign-off"; return 1; }
+	[ "$("$d/sch_desync/version.sh")" = 9.9 ] || return 1
+	[ -z "$(git -C "$d" status --porcelain)" ] || { git -C "$d" status --short; return 1; }
+	! "$d/tools/ops/pkg/release.sh" 9.9 2> /dev/null || { echo "released 9.9 twice"; return 1; }
+	git -C "$d" commit -q --allow-empty -m "sch_desync: a change after 9.9"
+	! "$d/tools/ops/pkg/release.sh" 9.1 2> /dev/null || { echo "released 9.1 after 9.9"; return 1; }
+	"$d/tools/ops/pkg/release.sh" 9.10 || return 1
+	sed -n '1,/^ -- /p' "$d/debian/changelog" |
+		grep -qx '  \* sch_desync: a change after 9.9' || { head "$d/debian/changelog"; return 1; }
+}
+release_test()
+{
+	local d rc=0
+
+	d=$(mktemp -d)
+	GIT_AUTHOR_NAME=check-deb GIT_AUTHOR_EMAIL=check-deb@localhost \
+	GIT_COMMITTER_NAME=check-deb GIT_COMMITTER_EMAIL=check-deb@localhost \
+		release_flow "$d/r" > "$d/log" 2>&1 || { cat "$d/log"; rc=1; }
+	rm -rf "$d"
+	return $rc
+}
+check "release.sh (make release): changelog entry, signed-off commit, tag v9.9 version.sh reads, then 9.10" \
+	release_test
 check "sch-desync-dkms depends on dkms" \
 	grep -q 'dkms' <<< "$(dpkg-deb -f "$dkms_deb" Depends)"
 
