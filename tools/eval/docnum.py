@@ -51,6 +51,8 @@ STUDIES = {
     "cost": ("tools/eval/bench-cost/doc_numbers.py", "results/bench-cost"),
     "debug": ("tools/testing/vm/doc_numbers.py", "results/debug-kernel"),
     "osp": ("tools/eval/plan/doc_numbers.py", "results/osp-deft"),
+    # Not a result: the defaults and bounds a page states, from the headers.
+    "code": ("tools/lib/doc_numbers.py", "sch_desync"),
 }
 
 INLINE = re.compile(r"<!-- n:(?P<key>[^>]*?) -->(?P<val>.*?)<!-- /n -->")

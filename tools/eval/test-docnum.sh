@@ -8,7 +8,8 @@
 # page as committed, fails on a wrong number, a wrong table cell, a changed
 # result and a key that names nothing, says where, and --write puts the
 # right values back.  Works on a copy; the fixture is never changed.  Then
-# the emulated cluster's numbers module against analyze.py's own table.
+# the emulated cluster's numbers module against analyze.py's own table,
+# and the code study against a changed header.
 
 set -uo pipefail
 # shellcheck source=tools/lib/common.sh
@@ -90,6 +91,28 @@ for cfg in fq_codel desync desync_slots; do
 	done
 done
 result $rc "the cluster's numbers agree with analyze.py's table"
+
+# The code study reads the headers: a page that states a default and a
+# bound passes as --write fills it in, and fails once the header's
+# default changes under it.
+rm -rf "$tmp/c"
+mkdir -p "$tmp/c/Documentation" "$tmp/c/sch_desync"
+cp "$REPO_ROOT/sch_desync/pkt_sched_desync.h" "$REPO_ROOT/sch_desync/desync_defaults.h" \
+	"$tmp/c/sch_desync/"
+# shellcheck disable=SC2016 # the page's backquotes, literal
+printf '%s\n' '| option | default | bounds |' '|---|---|---|' \
+	'| `idle` | <!-- n:code.default idle --><!-- /n --> | <!-- n:code.bounds idle --><!-- /n --> |' \
+	> "$tmp/c/Documentation/options.md"
+"$docnum" --write --root "$tmp/c" > /dev/null
+"$docnum" --check --root "$tmp/c" > "$tmp/out" 2>&1 &&
+	grep -q -- '-->0\.\.10s<!-- /n -->' "$tmp/c/Documentation/options.md"
+result $? "a default and a bound are read from the headers"
+
+sed -i 's/^\(#define DESYNC_DEF_IDLE[[:space:]]*\)[0-9]*/\13000/' "$tmp/c/sch_desync/desync_defaults.h"
+"$docnum" --check --root "$tmp/c" > "$tmp/out" 2>&1
+rc=$?
+grep -q '^Documentation/options.md:3: expected 3ms, found ' "$tmp/out"
+result $(( rc == 0 || $? != 0 )) "a changed default fails the page that states the old one"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
