@@ -9,7 +9,8 @@ table.md/summary.md cannot disagree.
 Every function takes the row's name (as in table.md) and, where it
 reads runs, the host qdisc column ("fq_codel", "desync", "desync:widen
 0", ...).  STAT is one of med (the default), min, max, range ("lo-hi",
-one value where both are equal) and spread ("med [lo-hi]"), over seeds.
+one value where both are equal), spread ("med [lo-hi]") and sum, over
+seeds.
 """
 import statistics
 
@@ -49,6 +50,8 @@ def stat(vals, how):
         return Range((min(vals), max(vals)))
     if how == "spread":
         return Spread((statistics.median(vals), min(vals), max(vals)))
+    if how == "sum":
+        return sum(vals)
     raise ValueError(f"no statistic {how!r}")
 
 
@@ -166,6 +169,20 @@ def slow_iters(row, q, how="range", ms="200"):
     return stat([count(r) for r in runs(row, q)], how)
 
 
+def relapses(row, q, how="sum", ms="200"):
+    """
+    Iterations that waited for a timeout (as slow_iters counts them)
+    after the run's first one that did not: a learnt window's relapses,
+    over seeds (all of them by default).
+    """
+    def count(r):
+        lim = (arg(r, "compute") or 0) * 1e6 + float(ms) * 1000
+        slow = [t > lim for t in r["iter_us"]]
+        first_clean = slow.index(False) if False in slow else len(slow)
+        return sum(slow[first_clean:])
+    return stat([count(r) for r in runs(row, q)], how)
+
+
 def job_jct_ms(row, q, job="min", how="med"):
     """The JCT of each run's fastest (min) or slowest (max) job, in ms."""
     pick = {"min": min, "max": max}[job]
@@ -195,6 +212,7 @@ NUMBERS = {
     "nonzero": nonzero,
     "zero": zero,
     "slow_iters": slow_iters,
+    "relapses": relapses,
     "val": val,
     "ratio": ratio,
     "drain": drain,
