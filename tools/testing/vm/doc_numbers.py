@@ -6,7 +6,8 @@ tools/testing/fuzz/run-vm.sh and selftests/run-vm.sh on the debug kernel
 (see its README.md); the functions below read the summary lines those
 scripts print.  LOG is a log's name without ".log" (fuzz-debug,
 fuzz-debug-unpriv-fixes, selftests-debug, unpriv-debug); several joined
-by commas give the range over them.
+by commas give the range over them.  SCRIPT is a selftest script without
+".sh" (desync_config, ...), TEST one of its tests.
 """
 import os
 import re
@@ -22,7 +23,11 @@ def load(results):
 
 
 class Range(tuple):
-    """Values over several logs or lines that format as "lo-hi"."""
+    """Values over several logs or lines that format as "lo to hi"."""
+
+
+class Span(tuple):
+    """Durations over several lines, "lo-hi" as a page writes seconds."""
 
 
 def text(log):
@@ -32,10 +37,10 @@ def text(log):
 
 
 def over_logs(f):
-    def g(log, *args):
+    def g(log, *args, **kwargs):
         if "," not in log:
-            return f(log, *args)
-        v = [f(x, *args) for x in log.split(",")]
+            return f(log, *args, **kwargs)
+        v = [f(x, *args, **kwargs) for x in log.split(",")]
         lo = [x[0] if isinstance(x, tuple) else x for x in v]
         hi = [x[-1] if isinstance(x, tuple) else x for x in v]
         return Range((min(lo), max(hi)))
@@ -73,7 +78,65 @@ def total(log, what):
     m = TOTAL.search(text(log))
     if not m:
         raise LookupError(f"no total in {log}")
+    if what == "tests":
+        return int(m[1]) + int(m[2])
     return int(m[{"passed": 1, "failed": 2, "seconds": 3}[what]])
+
+
+def block(log, script):
+    """What selftests/run-vm.sh printed for SCRIPT, up to its result line."""
+    t = text(log)
+    start = t.find(f"# selftests: {script}.sh\n")
+    if start < 0:
+        raise LookupError(f"{script} did not run in {log}")
+    end = re.compile(rf"^(?:not )?ok \d+ selftests: {script}\.sh", re.M).search(t, start)
+    return t[start:end.end() if end else len(t)]
+
+
+def script(log, name, what):
+    """
+    A script's summary: passed, failed or tests (its "N passed, M failed"
+    line), ok (its tests reported ok, for a script cut short before that
+    line) or seconds (run-vm.sh's "time SCRIPT Ns").
+    """
+    b = block(log, name)
+    if what == "ok":
+        return len(re.findall(r"^# ok \d+ ", b, re.M))
+    if what == "seconds":
+        m = re.search(rf"^# time {name} (\d+)s$", b, re.M)
+    else:
+        m = re.search(r"^# (\d+) passed, (\d+) failed, \d+ skipped$", b, re.M)
+    if not m:
+        raise LookupError(f"no {what} for {name} in {log}")
+    if what == "seconds":
+        return int(m[1])
+    if what == "tests":
+        return int(m[1]) + int(m[2])
+    return int(m[{"passed": 1, "failed": 2}[what]])
+
+
+def test_seconds(log, name):
+    """How long the tests of script NAME took, each: their range."""
+    v = [int(x) for x in re.findall(r"^# # \w+ took (\d+)s$", block(log, name), re.M)]
+    if not v:
+        raise LookupError(f"no test of {name} finished in {log}")
+    return Span((min(v), max(v)))
+
+
+def got(log, test, n="1", what="got", div="1"):
+    """
+    The value a failed assertion of TEST reported (what="got") or the
+    bound it held it to (what="expected"), at its Nth report (a retried
+    test reports its first attempt, then its second), over DIV (1000:
+    microseconds as milliseconds).
+    """
+    r = re.compile(rf"^# # {test}: (?:first attempt: )?.*: got '?(-?\d+)'?, "
+                   r"expected (?:-\w+ )?'?(-?\d+)'?$", re.M)
+    m = r.findall(text(log))
+    if len(m) < int(n):
+        raise LookupError(f"no report {n} of {test} in {log}")
+    v = int(m[int(n) - 1][0 if what == "got" else 1])
+    return v if div == "1" else v / float(div)
 
 
 NUMBERS = {k: over_logs(f) for k, f in {
@@ -81,11 +144,17 @@ NUMBERS = {k: over_logs(f) for k, f in {
     "slab_kb": slab_kb,
     "torture_errors": torture_errors,
     "total": total,
+    "script": script,
+    "test_seconds": test_seconds,
+    "got": got,
 }.items()}
 TABLES = {}
 
 
 def format(v, f=None):
+    if isinstance(v, Span):
+        lo, hi = (format(x, f) for x in v)
+        return lo if lo == hi else f"{lo}-{hi}"
     if isinstance(v, Range):
         lo, hi = (format(x, f) for x in v)
         return lo if lo == hi else f"{lo} to {hi}"
