@@ -93,6 +93,23 @@ void dsq_list_free(struct dsq_list *l);
 int dsq_get_stats(struct nl_sock *sk, int ifindex, uint32_t handle,
 		  struct dsq_stats *st);
 
+/* Any qdisc of the host, as doctor checks where desync sits. */
+struct dsq_qdisc {
+	char		dev[IF_NAMESIZE];
+	char		kind[16];	/* TCA_KIND, IFNAMSIZ as in the kernel */
+	uint32_t	handle;
+	uint32_t	parent;
+};
+
+struct dsq_tree {
+	struct dsq_qdisc	*v;
+	size_t			n;
+};
+
+/* Every qdisc of every device, whatever its kind; empty on error. */
+int dsq_collect_tree(struct nl_sock *sk, struct dsq_tree *out);
+void dsq_tree_free(struct dsq_tree *t);
+
 /* "8001:" or "1:2" as tc prints handles; "root", "ingress" for parents. */
 void dsq_fmt_handle(char *buf, size_t len, uint32_t handle);
 void dsq_fmt_parent(char *buf, size_t len, uint32_t parent);
@@ -110,11 +127,38 @@ void dsq_fmt_parent(char *buf, size_t len, uint32_t parent);
  */
 size_t dsq_utf8_len(const char *s);
 
+/* @s as a JSON string: the escapes of json.c, quotes included. */
+void dsq_json_str(FILE *f, const char *s);
+
 /* Output formats, one file each. */
 void dsq_print_text(FILE *f, const struct dsq_list *l);
 void dsq_print_json(FILE *f, const struct dsq_list *l);
 void dsq_print_prom(FILE *f, const struct dsq_list *l);
 int dsq_top(struct nl_sock *sk, char *const *devs, int ndev,
 	    double interval, long count);
+
+/*
+ * What "desyncctl doctor" reads.  Files come from under @root ("" on a
+ * host; a fixture directory in the tests), commands from @tc and
+ * @mokutil, qdiscs from @tree (all of them) and two samples of the
+ * desync ones, @interval seconds apart.
+ */
+struct dsq_doctor_in {
+	const char		*root;
+	const char		*tc;
+	const char		*mokutil;
+	char *const		*devs;
+	int			ndev;
+	const struct dsq_tree	*tree;
+	const struct dsq_list	*before;
+	const struct dsq_list	*after;
+	double			interval;
+};
+
+/*
+ * Runs every check and prints the findings, as text or JSON.  Returns
+ * the Nagios plugin status: 0 all ok, 1 a warning, 2 a failure.
+ */
+int dsq_doctor(const struct dsq_doctor_in *in, FILE *f, bool json);
 
 #endif /* DSQ_H */

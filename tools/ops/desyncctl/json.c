@@ -21,7 +21,7 @@
  * the name becomes \\ in the value.  Escaped for JSON, "\\xff" and
  * "\\\\".  A control byte is UTF-8 and takes JSON's own escape.
  */
-static void json_str(FILE *f, const char *s)
+void dsq_json_str(FILE *f, const char *s)
 {
 	size_t n;
 
@@ -100,7 +100,7 @@ static void json_one(FILE *f, const struct dsq *d)
 	dsq_fmt_handle(h, sizeof(h), d->handle);
 	dsq_fmt_parent(p, sizeof(p), d->parent);
 	fputs("{\"dev\":", f);
-	json_str(f, d->dev);
+	dsq_json_str(f, d->dev);
 	fprintf(f, ",\"kind\":\"desync\",\"handle\":\"%s\",\"parent\":\"%s\",",
 		h, p);
 	fputs("\"options\":{", f);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * desyncctl	inspect desync qdiscs: show, top, export
+ * desyncctl	inspect desync qdiscs: show, top, export, doctor
  *
  * Reads only: every request is a dump or a get, so it runs as any user
  * (netlink dumps need no privilege) and cannot disturb the qdiscs it
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <netlink/version.h>
@@ -29,6 +30,7 @@ static void usage(FILE *f)
 		"Usage: desyncctl show [DEV...] [--json]\n"
 		"       desyncctl top [DEV...] [--interval SECONDS] [--count N]\n"
 		"       desyncctl export [DEV...|--all] [--output FILE]\n"
+		"       desyncctl doctor [DEV...] [--interval SECONDS] [--json]\n"
 		"       desyncctl --version | --help\n"
 		"Without DEV, every device's desync qdiscs.\n");
 }
@@ -169,11 +171,67 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return 0;
 }
 
+/* Exit statuses of doctor, a Nagios plugin's */
+#define DOCTOR_UNKNOWN	3
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * Two samples of the desync qdiscs @a->interval apart, for the counters
+ * that must not grow, and one dump of every qdisc, for where desync
+ * sits.  A named device that does not exist is doctor's finding, not
+ * an error of the command.
+ */
+static int doctor(struct nl_sock *sk, const struct args *a)
+{
+	struct dsq_list before = {}, after = {};
+	struct dsq_tree tree = {};
+	const char *tc = getenv("TC"), *mokutil = getenv("MOKUTIL");
+	struct dsq_doctor_in in = {
+		.root		= "",
+		.tc		= tc && *tc ? tc : "tc",
+		.mokutil	= mokutil && *mokutil ? mokutil : "mokutil",
+		.devs		= a->devs,
+		.ndev		= a->ndev,
+		.tree		= &tree,
+		.before		= &before,
+		.after		= &after,
+		.interval	= a->interval,
+	};
+	int err, ret = DOCTOR_UNKNOWN;
+
+	err = dsq_collect(sk, a->devs, a->ndev, &before);
+	if (err && err != -ENODEV)
+		goto out;
+	sleep_s(a->interval);
+	err = dsq_collect(sk, a->devs, a->ndev, &after);
+	if (err && err != -ENODEV)
+		goto out;
+	if (dsq_collect_tree(sk, &tree))
+		goto out;
+	ret = dsq_doctor(&in, stdout, a->json);
+	if (fflush(stdout))
+		ret = DOCTOR_UNKNOWN;
+out:
+	dsq_tree_free(&tree);
+	dsq_list_free(&after);
+	dsq_list_free(&before);
+	return ret;
+}
+
 static int run(struct nl_sock *sk, const struct args *a)
 {
 	struct dsq_list l;
 	int err;
 
+	if (!strcmp(a->cmd, "doctor"))
+		return doctor(sk, a);
 	if (!strcmp(a->cmd, "top"))
 		return dsq_top(sk, a->devs, a->ndev, a->interval, a->count) ? 1 : 0;
 	if (strcmp(a->cmd, "show") && strcmp(a->cmd, "export")) {
@@ -213,6 +271,20 @@ static int run(struct nl_sock *sk, const struct args *a)
 	return err ? 1 : 0;
 }
 
+/*
+ * doctor's own failures, a usage error included, exit 3 (UNKNOWN): its 1
+ * and 2 are findings.
+ */
+static bool is_doctor(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "doctor"))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct args a = {};
@@ -221,10 +293,10 @@ int main(int argc, char **argv)
 
 	ret = parse_args(argc, argv, &a);
 	if (ret)
-		return ret == 1 ? 0 : 2;
+		return ret == 1 ? 0 : is_doctor(argc, argv) ? DOCTOR_UNKNOWN : 2;
 	sk = dsq_open();
 	if (!sk)
-		return 1;
+		return !strcmp(a.cmd, "doctor") ? DOCTOR_UNKNOWN : 1;
 	ret = run(sk, &a);
 	dsq_close(sk);
 	return ret;

@@ -385,6 +385,57 @@ void dsq_list_free(struct dsq_list *l)
 	l->n = 0;
 }
 
+/* ------------------------------------------------------ every qdisc */
+
+int dsq_collect_tree(struct nl_sock *sk, struct dsq_tree *out)
+{
+	struct nl_cache *links = NULL, *qdiscs = NULL;
+	struct nl_object *obj;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = rtnl_link_alloc_cache(sk, AF_UNSPEC, &links);
+	if (err < 0) {
+		dsq_report("cannot list devices", err);
+		return -EIO;
+	}
+	err = rtnl_qdisc_alloc_cache(sk, &qdiscs);
+	if (err < 0) {
+		dsq_report("cannot dump qdiscs", err);
+		nl_cache_free(links);
+		return -EIO;
+	}
+	out->v = calloc(nl_cache_nitems(qdiscs) + 1, sizeof(*out->v));
+	if (!out->v) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (obj = nl_cache_get_first(qdiscs); obj; obj = nl_cache_get_next(obj)) {
+		struct rtnl_tc *tc = TC_CAST(obj);
+		struct dsq_qdisc *q = &out->v[out->n++];
+		const char *kind = rtnl_tc_get_kind(tc);
+		int i = rtnl_tc_get_ifindex(tc);
+
+		snprintf(q->kind, sizeof(q->kind), "%s", kind ? kind : "");
+		q->handle = rtnl_tc_get_handle(tc);
+		q->parent = rtnl_tc_get_parent(tc);
+		if (!rtnl_link_i2name(links, i, q->dev, sizeof(q->dev)))
+			snprintf(q->dev, sizeof(q->dev), "if%d", i);
+	}
+	err = 0;
+out:
+	nl_cache_free(qdiscs);
+	nl_cache_free(links);
+	return err;
+}
+
+void dsq_tree_free(struct dsq_tree *t)
+{
+	free(t->v);
+	t->v = NULL;
+	t->n = 0;
+}
+
 /* -------------------------------------------------- one qdisc, any kind */
 
 struct dsq_one {
