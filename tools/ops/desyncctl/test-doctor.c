@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 		return 3;
 	if (argc > 2 && !strcmp(argv[2], "--json")) {
 		json = true;
-		argv++;
+		memmove(&argv[2], &argv[3], (argc - 2) * sizeof(*argv));
 		argc--;
 	}
 	snprintf(p, sizeof(p), "%s/qdiscs", argv[1]);

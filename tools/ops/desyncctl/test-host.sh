@@ -21,7 +21,7 @@ source "$HERE/../../lib/common.sh"
 # promtool is in Debian's prometheus package; man-db renders the page.
 need_pkgs libnl-3-dev libnl-route-3-dev pkg-config prometheus man-db groff-base \
 	python3-yaml
-make -s -C "$HERE" desyncctl test-format test-netlink || die "building desyncctl failed"
+make -s -C "$HERE" desyncctl test-format test-netlink test-doctor || die "building desyncctl failed"
 
 CTL=$HERE/desyncctl
 FMT=$HERE/test-format
@@ -329,8 +329,282 @@ install_tree()
 		"$TMPD/root/lib/systemd/system/desync-exporter.service"
 }
 
+# ----------------------------------------------------------------- doctor
+
+# A host doctor finds healthy, in DIR: the module and plugin at one
+# version, no lockdown, two kernels with sch_desync built, eth0 with four
+# TX queues and desync on each under mq, dctcp by default.
+make_host()	# DIR
+{
+	local h=$1 k q
+
+	mkdir -p "$h/bin" "$h/sys/module/sch_desync" "$h/sys/kernel/security" \
+		"$h/proc/sys/kernel" "$h/proc/sys/net/ipv4"
+	cat > "$h/bin/tc" <<-'EOS'
+	#!/bin/sh
+	[ "$*" = "qdisc add dev lo root desync help" ] || exit 99
+	echo 'Usage: ... desync [ limit PACKETS ]' >&2
+	echo 'q_desync.so version 1.0' >&2
+	exit 1
+	EOS
+	cat > "$h/bin/mokutil" <<-'EOS'
+	#!/bin/sh
+	[ "$1" = --test-key ] || exit 99
+	echo "$2 is already enrolled"
+	exit 1
+	EOS
+	chmod +x "$h/bin/tc" "$h/bin/mokutil"
+	echo 1.0 > "$h/sys/module/sch_desync/version"
+	echo '[none] integrity confidentiality' > "$h/sys/kernel/security/lockdown"
+	echo 6.1.0-18-amd64 > "$h/proc/sys/kernel/osrelease"
+	for k in 6.1.0-17-amd64 6.1.0-18-amd64; do
+		mkdir -p "$h/lib/modules/$k/kernel/net/ipv4" "$h/lib/modules/$k/build" \
+			"$h/lib/modules/$k/updates/dkms"
+		printf 'ELF\0license=GPL\0srcversion=ABC\0version=1.0\0' \
+			> "$h/lib/modules/$k/updates/dkms/sch_desync.ko"
+	done
+	for q in 0 1 2 3; do
+		mkdir -p "$h/sys/class/net/eth0/queues/tx-$q" "$h/sys/class/net/eth0/queues/rx-$q"
+	done
+	mkdir -p "$h/sys/class/net/lo/queues/tx-0"
+	echo 2 > "$h/proc/sys/net/ipv4/tcp_ecn"
+	echo dctcp > "$h/proc/sys/net/ipv4/tcp_congestion_control"
+	echo 'reno cubic dctcp' > "$h/proc/sys/net/ipv4/tcp_available_congestion_control"
+	cat > "$h/qdiscs" <<-'EOS'
+	lo noqueue 0: root
+	eth0 mq 0: root
+	eth0 desync 8001: :1 bursts=100 hold_time=150000000
+	eth0 desync 8002: :2
+	eth0 desync 8003: :3
+	eth0 desync 8004: :4
+	EOS
+}
+
+# Runs test-doctor on HOST with ARGS; its output in $TMPD/doc.out and its
+# exit status in DOC_RC.
+doctor_on()	# HOST ARG...
+{
+	"$HERE/test-doctor" "$@" > "$TMPD/doc.out" 2>&1
+	DOC_RC=$?
+}
+
+# The exit status is RC and every LINE is a whole line of the output.
+doctor_says()	# RC LINE...
+{
+	local rc=$1
+
+	shift
+	[ "$DOC_RC" -eq "$rc" ] || { echo "exit $DOC_RC, want $rc"; cat "$TMPD/doc.out"; return 1; }
+	has_lines "$TMPD/doc.out" "$@"
+}
+
+# A fresh healthy host in $TMPD/HOST-NAME, for a test to break.
+fresh_host()	# NAME
+{
+	H=$TMPD/host-$1
+	rm -rf "$H"
+	make_host "$H"
+}
+
+doctor_clean()
+{
+	fresh_host clean
+	doctor_on "$H" || true
+	doctor_says 0 \
+		'ok   version: loaded sch_desync and tc'"'"'s q_desync.so are both 1.0' \
+		'ok   dkms: 6.1.0-18-amd64 (running): sch_desync built' \
+		'ok   txq: eth0: desync on each of its 4 TX queues (mq)' \
+		'ok   ecn: dctcp by default: desync'"'"'s CE marks are read as DCTCP'"'"'s' \
+		'ok   hold: eth0: mean hold within half of offset_max on 4 desync qdiscs' \
+		'9 ok, 0 warn, 0 fail' || return 1
+	! grep -q -e '^warn' -e '^fail' "$TMPD/doc.out"
+}
+
+doctor_no_plugin()
+{
+	fresh_host noplugin
+	printf '#!/bin/sh\necho '"'"'Unknown qdisc "desync", hence option "help" is unparsable'"'"' >&2\nexit 1\n' > "$H/bin/tc"
+	doctor_on "$H"
+	doctor_says 2 \
+		"fail version: $H/bin/tc finds no q_desync.so that says its version (in its lib directory or TC_LIB_DIR)" \
+		'     fix: apt install tc-desync'
+}
+
+doctor_version_mismatch()
+{
+	fresh_host mismatch
+	echo 0.9 > "$H/sys/module/sch_desync/version"
+	doctor_on "$H"
+	doctor_says 2 \
+		"fail version: loaded sch_desync is 0.9, tc's q_desync.so 1.0: each may misread the other's options and counters" \
+		'     fix: modprobe -r sch_desync && modprobe sch_desync  # once its qdiscs are removed (desync-apply --remove DEV), or reboot'
+}
+
+# Lockdown with the module not loaded yet: DKMS's key decides.
+doctor_lockdown()
+{
+	fresh_host lockdown
+	rm -r "$H/sys/module/sch_desync"
+	echo 'none [integrity] confidentiality' > "$H/sys/kernel/security/lockdown"
+	mkdir -p "$H/var/lib/dkms" "$H/sys/firmware/efi/efivars"
+	printf '\x06\x00\x00\x00\x01' > "$H/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+	doctor_on "$H"
+	doctor_says 2 \
+		'warn version: sch_desync is not loaded; tc'"'"'s q_desync.so is 1.0' \
+		'fail lockdown: lockdown integrity, Secure Boot on: sch_desync loads only signed, and DKMS has no signing key (/var/lib/dkms/mok.pub)' || return 1
+	echo key > "$H/var/lib/dkms/mok.pub"
+	printf '#!/bin/sh\necho "$2 is not enrolled"\n' > "$H/bin/mokutil"
+	doctor_on "$H"
+	doctor_says 2 \
+		'fail lockdown: lockdown integrity, Secure Boot on: DKMS'"'"'s key /var/lib/dkms/mok.pub is not enrolled, sch_desync will not load' \
+		'     fix: mokutil --import /var/lib/dkms/mok.pub  # then reboot and enroll it' || return 1
+	printf '#!/bin/sh\necho "$2 is already enrolled"\n' > "$H/bin/mokutil"
+	doctor_on "$H"
+	doctor_says 1 'ok   lockdown: lockdown integrity, Secure Boot on: DKMS'"'"'s key is enrolled'
+}
+
+# A newer kernel installed without headers, the running one without its
+# module, one built from an older version, and one before 6.1.
+doctor_dkms()
+{
+	fresh_host dkms
+	mkdir -p "$H/lib/modules/6.5.0-1-amd64/kernel" "$H/lib/modules/5.10.0-28-amd64/kernel" \
+		"$H/lib/modules/6.0.0-9-amd64/updates/dkms"
+	doctor_on "$H"
+	doctor_says 1 \
+		'ok   dkms: 5.10.0-28-amd64: before 6.1, which sch_desync does not build for' \
+		'warn dkms: 6.5.0-1-amd64: no sch_desync module built, no headers to build it' \
+		'     fix: apt install linux-headers-6.5.0-1-amd64 && dkms autoinstall -k 6.5.0-1-amd64' || return 1
+	# A leftover directory of a removed kernel is no kernel.
+	! grep -q 6.0.0-9 "$TMPD/doc.out" || { cat "$TMPD/doc.out"; return 1; }
+	rm "$H/lib/modules/6.1.0-18-amd64/updates/dkms/sch_desync.ko"
+	printf 'ELF\0version=0.9\0' > "$H/lib/modules/6.1.0-17-amd64/updates/dkms/sch_desync.ko"
+	doctor_on "$H"
+	doctor_says 2 \
+		'fail dkms: 6.1.0-18-amd64 (running): no sch_desync module built' \
+		'     fix: dkms autoinstall -k 6.1.0-18-amd64' \
+		"warn dkms: 6.1.0-17-amd64: sch_desync 0.9 built, tc's q_desync.so is 1.0"
+}
+
+doctor_txq()
+{
+	fresh_host txq
+	printf 'eth0 desync 8001: root\n' > "$H/qdiscs"
+	doctor_on "$H"
+	doctor_says 1 \
+		'warn txq: eth0: one desync at the root of 4 TX queues: every packet takes its one lock' \
+		'     fix: desync-apply eth0  # one desync per TX queue under mq (DESYNC_MQ=auto)' || return 1
+	printf 'eth0 mq 1: root\neth0 desync 8001: 1:1\neth0 desync 8002: 1:2\neth0 fq_codel 8003: 1:3\n' > "$H/qdiscs"
+	doctor_on "$H"
+	doctor_says 2 \
+		'fail txq: eth0: desync on 2 of 4 TX queues under mq (1:3 fq_codel, 1:4 none)' \
+		'     fix: desync-apply eth0' || return 1
+	printf 'eth0 mqprio 8000: root\neth0 desync 8001: 8000:1\n' > "$H/qdiscs"
+	doctor_on "$H"
+	doctor_says 2 '     fix: tc qdisc replace dev eth0 parent 8000:N desync  # for each TX queue N' || return 1
+	# A device named that has none, and one that does not exist
+	doctor_on "$H" lo nosuch0
+	doctor_says 2 \
+		'fail txq: lo: no desync qdisc (root none)' \
+		'fail txq: no device nosuch0'
+}
+
+doctor_ecn()
+{
+	fresh_host ecn
+	echo cubic > "$H/proc/sys/net/ipv4/tcp_congestion_control"
+	echo 0 > "$H/proc/sys/net/ipv4/tcp_ecn"
+	doctor_on "$H"
+	doctor_says 2 \
+		"fail ecn: tcp_ecn 0 and cubic: no connection is ECN-capable, desync's ce_threshold and ce_backlog mark nothing" \
+		'     fix: modprobe tcp_dctcp && sysctl -w net.ipv4.tcp_congestion_control=dctcp' || return 1
+	echo 1 > "$H/proc/sys/net/ipv4/tcp_ecn"
+	echo 'reno cubic' > "$H/proc/sys/net/ipv4/tcp_available_congestion_control"
+	doctor_on "$H"
+	doctor_says 1 \
+		"warn ecn: cubic by default (tcp_ecn 1): it halves its window at each CE mark desync sets at DCTCP's step (and this kernel has no tcp_dctcp)" || return 1
+	# Marking off: CC and tcp_ecn are the job's own business.
+	sed -i 's/\(desync [^ ]* [^ ]*\)/\1 ce_threshold=0 ce_backlog=0/' "$H/qdiscs"
+	doctor_on "$H"
+	doctor_says 0 \
+		"ok   ecn: desync's ECN marking is off (ce_threshold 0, ce_backlog 0): tcp_ecn 1, cubic not needed"
+}
+
+# Counters from two samples: what grew warns, what did not is fine.
+doctor_counters()
+{
+	fresh_host counters
+	cat > "$H/qdiscs" <<-'EOS'
+	eth0 mq 0: root
+	eth0 desync 8001: :1 drops=10 drop_overlimit=10 early_release=2
+	eth0 desync 8002: :2 drops=5 drop_overlimit=5 early_release=3
+	eth0 desync 8003: :3
+	eth0 desync 8004: :4
+	--
+	eth0 desync 8001: :1 drops=10 drop_overlimit=10 early_release=5
+	eth0 desync 8002: :2 drops=7 drop_overlimit=7 early_release=3
+	eth0 desync 8003: :3 early_release=4
+	eth0 desync 8004: :4 bursts=10 hold_time=30000000
+	EOS
+	doctor_on "$H"
+	doctor_says 1 \
+		'warn early_release: eth0 parent :1: early_release grew by 3 in 1s: hold_limit 1024p ends holds before their time' \
+		'     fix: tc qdisc change dev eth0 parent :1 desync hold_limit 2048' \
+		'warn early_release: eth0 parent :3: early_release grew by 4 in 1s: hold_limit 1024p ends holds before their time' \
+		'warn drops: eth0 parent :2: 2 drops in 1s (drop_overlimit 2): limit 10000p reached' \
+		'     fix: tc qdisc change dev eth0 parent :2 desync limit 20000' \
+		'warn hold: eth0 parent :4: mean hold 3000us above half of offset_max 4000us: groups widened after timeouts' \
+		'     fix: tc qdisc change dev eth0 parent :4 desync widen 0  # where the timeouts are not collisions (tracepoint desync:desync_burst)' || return 1
+	# Counters that stand still, however high, are no finding.
+	! grep -q 'parent :1: .*drops' "$TMPD/doc.out" || { cat "$TMPD/doc.out"; return 1; }
+	# A fixed slot may hold up to offset_max: no finding.
+	sed -i 's/^eth0 desync 8004: :4 .*/& slots=4 slot=3/' "$H/qdiscs"
+	doctor_on "$H"
+	! grep -q '^warn hold' "$TMPD/doc.out" || { cat "$TMPD/doc.out"; return 1; }
+}
+
+# --json: an array of findings with the fields the text has.
+doctor_json()
+{
+	fresh_host json
+	printf 'eth0 desync 8001: root\n' > "$H/qdiscs"
+	doctor_on "$H" --json
+	[ "$DOC_RC" -eq 1 ] || { echo "exit $DOC_RC, want 1"; return 1; }
+	/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert isinstance(d, list) and d, d
+for f in d:
+    assert set(f) <= {"check", "severity", "dev", "message", "fix"}, f
+    assert f["severity"] in ("ok", "warn", "fail"), f
+    assert f["severity"] != "ok" or "fix" not in f, f
+t = [f for f in d if f["check"] == "txq"]
+assert t == [{"check": "txq", "severity": "warn", "dev": "eth0",
+              "message": "eth0: one desync at the root of 4 TX queues: every packet takes its one lock",
+              "fix": "desync-apply eth0  # one desync per TX queue under mq (DESYNC_MQ=auto)"}], t
+' "$TMPD/doc.out" || { cat "$TMPD/doc.out"; return 1; }
+}
+
+# The command itself on this host: Nagios statuses, 3 when it cannot run.
+doctor_cli()
+{
+	local rc
+
+	"$CTL" doctor --interval 0.01 --json > "$TMPD/dj" 2> /dev/null
+	rc=$?
+	[ "$rc" -le 2 ] || { echo "doctor on this host: exit $rc"; return 1; }
+	/usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TMPD/dj" || return 1
+	"$CTL" doctor --count 0 > /dev/null 2>&1
+	rc=$?
+	[ "$rc" -eq 3 ] || { echo "doctor usage error: exit $rc, want 3"; return 1; }
+	TC=/nonexistent/tc "$CTL" doctor --interval 0.01 > "$TMPD/dt" 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] && grep -qxF 'fail version: cannot run /nonexistent/tc' "$TMPD/dt" ||
+		{ echo "exit $rc"; cat "$TMPD/dt"; return 1; }
+}
+
 echo "TAP version 13"
-echo "1..18"
+echo "1..28"
 run prom_valid
 run prom_values
 run json_valid
@@ -349,5 +623,15 @@ run rules_check
 run rules_test
 run monitoring_names
 run install_tree
+run doctor_clean
+run doctor_no_plugin
+run doctor_version_mismatch
+run doctor_lockdown
+run doctor_dkms
+run doctor_txq
+run doctor_ecn
+run doctor_counters
+run doctor_json
+run doctor_cli
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
