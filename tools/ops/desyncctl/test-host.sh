@@ -180,7 +180,7 @@ man_complete()
 	for w in $(sed -n 's/^\t{ "\([a-z]*\)",.*/--\1/p' "$HERE/main.c") \
 		 $(awk '/^# TYPE / { print $3 }' "$TMPD/f.prom") \
 		 $("$FMT" text | sed -n 's/^ bursts /bursts /p' | head -1 | awk '{ for (i = 1; i < NF; i += 2) print $i }') \
-		 show top export; do
+		 show top export doctor $(sed -n 's/.*add(r, SEV_[A-Z]*, "\([a-z_]*\)".*/\1/p' "$HERE/doctor.c" | sort -u); do
 		grep -qF -- "$w" "$TMPD/man.txt" || missing+=("$w")
 	done
 	[ ${#missing[@]} -eq 0 ] || { echo "not in desyncctl.8: ${missing[*]}"; return 1; }
