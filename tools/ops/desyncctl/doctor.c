@@ -24,22 +24,10 @@
 #include <linux/pkt_sched.h>
 
 #include "dsq.h"
-
-enum sev { SEV_OK, SEV_WARN, SEV_FAIL };
-
-static const char *const sev_name[] = { "ok", "warn", "fail" };
-
-struct finding {
-	enum sev	sev;
-	const char	*check;
-	char		dev[IF_NAMESIZE];
-	char		msg[384];
-	char		fix[256];
-};
+#include "findings.h"
 
 struct report {
-	struct finding	*v;
-	size_t		n, cap;
+	struct findings	f;
 	/* What the version check learnt, for the DKMS check */
 	char		plugin_version[64];
 	char		release[128];
@@ -55,28 +43,10 @@ static void add(struct report *r, enum sev sev, const char *check,
 static void add(struct report *r, enum sev sev, const char *check,
 		const char *dev, const char *fix, const char *fmt, ...)
 {
-	struct finding *f;
 	va_list ap;
 
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 16;
-		struct finding *v = realloc(r->v, cap * sizeof(*v));
-
-		if (!v) {
-			fprintf(stderr, "desyncctl: out of memory\n");
-			exit(3);
-		}
-		r->v = v;
-		r->cap = cap;
-	}
-	f = &r->v[r->n++];
-	memset(f, 0, sizeof(*f));
-	f->sev = sev;
-	f->check = check;
-	snprintf(f->dev, sizeof(f->dev), "%s", dev ? dev : "");
-	snprintf(f->fix, sizeof(f->fix), "%s", fix ? fix : "");
 	va_start(ap, fmt);
-	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
+	findings_vadd(&r->f, sev, check, dev, fix, fmt, ap);
 	va_end(ap);
 }
 
@@ -789,56 +759,10 @@ static void check_stats(const struct dsq_doctor_in *in, struct report *r)
 	}
 }
 
-/* ----------------------------------------------------------------- output */
-
-static void print_text(FILE *f, const struct report *r)
-{
-	size_t i, n[3] = {};
-
-	for (i = 0; i < r->n; i++) {
-		const struct finding *x = &r->v[i];
-
-		n[x->sev]++;
-		fprintf(f, "%-4s %s: %s\n", sev_name[x->sev], x->check, x->msg);
-		if (x->sev != SEV_OK && x->fix[0])
-			fprintf(f, "     fix: %s\n", x->fix);
-	}
-	fprintf(f, "%zu ok, %zu warn, %zu fail\n", n[SEV_OK], n[SEV_WARN],
-		n[SEV_FAIL]);
-}
-
-/* An array of findings, as "show --json" is an array of qdiscs. */
-static void print_json(FILE *f, const struct report *r)
-{
-	size_t i;
-
-	fputc('[', f);
-	for (i = 0; i < r->n; i++) {
-		const struct finding *x = &r->v[i];
-
-		fprintf(f, "%s{\"check\":\"%s\",\"severity\":\"%s\",", i ? "," : "",
-			x->check, sev_name[x->sev]);
-		if (x->dev[0]) {
-			fputs("\"dev\":", f);
-			dsq_json_str(f, x->dev);
-			fputc(',', f);
-		}
-		fputs("\"message\":", f);
-		dsq_json_str(f, x->msg);
-		if (x->sev != SEV_OK && x->fix[0]) {
-			fputs(",\"fix\":", f);
-			dsq_json_str(f, x->fix);
-		}
-		fputc('}', f);
-	}
-	fputs("]\n", f);
-}
-
 int dsq_doctor(const struct dsq_doctor_in *in, FILE *f, bool json)
 {
 	struct report r = {};
-	int worst = SEV_OK;
-	size_t i;
+	enum sev worst;
 
 	if (!read_line(in, "/proc/sys/kernel/osrelease", r.release, sizeof(r.release)))
 		r.release[0] = '\0';
@@ -849,13 +773,11 @@ int dsq_doctor(const struct dsq_doctor_in *in, FILE *f, bool json)
 	check_ecn(in, &r);
 	check_stats(in, &r);
 
-	for (i = 0; i < r.n; i++)
-		if ((int)r.v[i].sev > worst)
-			worst = r.v[i].sev;
+	worst = findings_worst(&r.f);
 	if (json)
-		print_json(f, &r);
+		findings_print_json(f, &r.f);
 	else
-		print_text(f, &r);
-	free(r.v);
+		findings_print_text(f, &r.f);
+	findings_free(&r.f);
 	return worst;
 }
