@@ -137,15 +137,6 @@ static int run_cmd(char *const *argv, char *out, size_t len)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 127;
 }
 
-/* "1:2", ":1" or "root", as tc takes a parent */
-static void fmt_parent(char *buf, size_t len, uint32_t parent)
-{
-	if (parent != TC_H_ROOT && !TC_H_MAJ(parent))
-		snprintf(buf, len, ":%x", TC_H_MIN(parent));
-	else
-		dsq_fmt_parent(buf, len, parent);
-}
-
 static bool dev_wanted(const struct dsq_doctor_in *in, const char *dev)
 {
 	int k;
@@ -521,7 +512,7 @@ static void check_txq_dev(const struct dsq_doctor_in *in, struct report *r,
 				continue;
 			}
 			if (shown++ < 3 && o < sizeof(other)) {
-				fmt_parent(h, sizeof(h), TC_H_MAKE(root->handle, k));
+				dsq_fmt_tc_parent(h, sizeof(h), TC_H_MAKE(root->handle, k));
 				o += snprintf(other + o, sizeof(other) - o, "%s%s %s",
 					      o ? ", " : "", h, c ? c->kind : "none");
 			}
@@ -654,29 +645,6 @@ static void check_ecn(const struct dsq_doctor_in *in, struct report *r)
 
 /* ------------------------------------------------------------------ stats */
 
-static const struct dsq *find_before(const struct dsq_list *l, const struct dsq *d)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (l->v[i].handle == d->handle && l->v[i].parent == d->parent &&
-		    !strcmp(l->v[i].dev, d->dev))
-			return &l->v[i];
-	return NULL;
-}
-
-/*
- * A fixed slot (slots with slot N, or a slot_map) puts the start where
- * the slot is, anywhere up to offset_max; only random offsets average
- * half of the window.
- */
-static bool random_offsets(const struct dsq *d)
-{
-	return !(d->has_slot_map && d->slot_map_len) &&
-	       (d->opt[TCA_DESYNC_SLOTS] <= 1 ||
-		d->opt[TCA_DESYNC_SLOT] == TC_DESYNC_SLOT_RANDOM);
-}
-
 /*
  * On each desync qdisc: a mean hold (hold_time / bursts) above half of
  * offset_max says that groups widened their window after timeouts
@@ -702,15 +670,15 @@ static void check_stats(const struct dsq_doctor_in *in, struct report *r)
 			continue;
 		/* Every desync qdisc of this device */
 		for (j = i; j < l->n; j++) {
-			const struct dsq *d = &l->v[j], *b = find_before(in->before, d);
+			const struct dsq *d = &l->v[j], *b = dsq_list_find(in->before, d);
 			uint64_t om = d->opt[TCA_DESYNC_OFFSET_MAX];
 			char p[16], fix[256];
 
 			if (strcmp(d->dev, dev))
 				continue;
 			nq++;
-			fmt_parent(p, sizeof(p), d->parent);
-			if (d->has_xs && d->xs.bursts && om && random_offsets(d) &&
+			dsq_fmt_tc_parent(p, sizeof(p), d->parent);
+			if (d->has_xs && d->xs.bursts && om && dsq_random_offsets(d) &&
 			    d->xs.hold_time / d->xs.bursts > om * 1000 / 2) {
 				snprintf(fix, sizeof(fix),
 					 "tc qdisc change dev %s parent %s desync widen 0  # where the timeouts are not collisions (tracepoint desync:desync_burst)",

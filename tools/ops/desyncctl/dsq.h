@@ -113,6 +113,13 @@ void dsq_tree_free(struct dsq_tree *t);
 /* "8001:" or "1:2" as tc prints handles; "root", "ingress" for parents. */
 void dsq_fmt_handle(char *buf, size_t len, uint32_t handle);
 void dsq_fmt_parent(char *buf, size_t len, uint32_t parent);
+/* ":1" for a parent under a root of handle 0:, as tc takes it */
+void dsq_fmt_tc_parent(char *buf, size_t len, uint32_t parent);
+
+/* Offsets drawn at random in [0, offset_max): they average half of it. */
+bool dsq_random_offsets(const struct dsq *d);
+/* The qdisc of @l that is @d (device, handle, parent), NULL if none */
+const struct dsq *dsq_list_find(const struct dsq_list *l, const struct dsq *d);
 
 /*
  * The options' names, order, units and words are desync_opts[]'s
@@ -160,5 +167,42 @@ struct dsq_doctor_in {
  * the Nagios plugin status: 0 all ok, 1 a warning, 2 a failure.
  */
 int dsq_doctor(const struct dsq_doctor_in *in, FILE *f, bool json);
+
+/*
+ * The host's TCP counters advise reads (/proc/net/netstat and
+ * /proc/net/snmp of the reader's network namespace, as nstat shows them).
+ */
+enum dsq_tcp_ctr {
+	DSQ_TCP_TIMEOUTS,		/* TcpExt TCPTimeouts */
+	DSQ_TCP_LOSS_PROBES,		/* TcpExt TCPLossProbes */
+	DSQ_TCP_LOSS_PROBE_RECOVERY,	/* TcpExt TCPLossProbeRecovery */
+	DSQ_TCP_RETRANS_SEGS,		/* Tcp RetransSegs */
+	DSQ_TCP_DELIVERED,		/* TcpExt TCPDelivered */
+	DSQ_TCP_DELIVERED_CE,		/* TcpExt TCPDeliveredCE: CE echoes */
+	DSQ_TCP_IN_CE,			/* IpExt InCEPkts: CE received */
+	DSQ_TCP_NR
+};
+
+struct dsq_tcp {
+	uint64_t	v[DSQ_TCP_NR];
+	bool		has[DSQ_TCP_NR];
+};
+
+/* From under @root ("" on a host); -errno when neither file reads. */
+int dsq_tcp_read(const char *root, struct dsq_tcp *t);
+
+/* What "desyncctl advise" judges: two samples @interval seconds apart. */
+struct dsq_advise_in {
+	char *const		*devs;
+	int			ndev;
+	const struct dsq_list	*before;
+	const struct dsq_list	*after;
+	const struct dsq_tcp	*tcp_before;
+	const struct dsq_tcp	*tcp_after;
+	double			interval;
+};
+
+/* Prints the verdicts as doctor prints findings; returns its status. */
+int dsq_advise(const struct dsq_advise_in *in, FILE *f, bool json);
 
 #endif /* DSQ_H */

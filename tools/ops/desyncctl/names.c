@@ -8,6 +8,7 @@
  * against the other.
  */
 #include <linux/pkt_sched.h>
+#include <string.h>
 
 #include "dsq.h"
 
@@ -28,6 +29,38 @@ void dsq_fmt_parent(char *buf, size_t len, uint32_t parent)
 		snprintf(buf, len, "ingress");
 	else
 		dsq_fmt_handle(buf, len, parent);
+}
+
+/* "1:2", ":1" or "root", as tc takes a parent: what a fix command names */
+void dsq_fmt_tc_parent(char *buf, size_t len, uint32_t parent)
+{
+	if (parent != TC_H_ROOT && !TC_H_MAJ(parent))
+		snprintf(buf, len, ":%x", TC_H_MIN(parent));
+	else
+		dsq_fmt_parent(buf, len, parent);
+}
+
+/*
+ * A fixed slot (slots with slot N, or a slot_map) puts the start where
+ * the slot is, anywhere up to offset_max; only random offsets average
+ * half of the window.
+ */
+bool dsq_random_offsets(const struct dsq *d)
+{
+	return !(d->has_slot_map && d->slot_map_len) &&
+	       (d->opt[TCA_DESYNC_SLOTS] <= 1 ||
+		d->opt[TCA_DESYNC_SLOT] == TC_DESYNC_SLOT_RANDOM);
+}
+
+const struct dsq *dsq_list_find(const struct dsq_list *l, const struct dsq *d)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].handle == d->handle && l->v[i].parent == d->parent &&
+		    !strcmp(l->v[i].dev, d->dev))
+			return &l->v[i];
+	return NULL;
 }
 
 /*
