@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * desyncctl	inspect desync qdiscs: show, top, export, doctor
+ * desyncctl	inspect desync qdiscs: show, top, export, doctor, advise
  *
  * Reads only: every request is a dump or a get, so it runs as any user
  * (netlink dumps need no privilege) and cannot disturb the qdiscs it
@@ -31,6 +31,7 @@ static void usage(FILE *f)
 		"       desyncctl top [DEV...] [--interval SECONDS] [--count N]\n"
 		"       desyncctl export [DEV...|--all] [--output FILE]\n"
 		"       desyncctl doctor [DEV...] [--interval SECONDS] [--json]\n"
+		"       desyncctl advise [DEV...] [--interval SECONDS] [--json]\n"
 		"       desyncctl --version | --help\n"
 		"Without DEV, every device's desync qdiscs.\n");
 }
@@ -171,7 +172,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return 0;
 }
 
-/* Exit statuses of doctor, a Nagios plugin's */
+/* Exit statuses of doctor and advise, a Nagios plugin's */
 #define DOCTOR_UNKNOWN	3
 
 static void sleep_s(double s)
@@ -225,6 +226,50 @@ out:
 	return ret;
 }
 
+/*
+ * The host's TCP counters and the desync qdiscs, twice, @a->interval
+ * apart; each pair read back to back, so that both sides of a verdict
+ * cover the same time.
+ */
+static int advise(struct nl_sock *sk, const struct args *a)
+{
+	struct dsq_list before = {}, after = {};
+	struct dsq_tcp tb, ta;
+	struct dsq_advise_in in = {
+		.devs		= a->devs,
+		.ndev		= a->ndev,
+		.before		= &before,
+		.after		= &after,
+		.tcp_before	= &tb,
+		.tcp_after	= &ta,
+		.interval	= a->interval,
+	};
+	int err, ret = DOCTOR_UNKNOWN;
+
+	err = dsq_collect(sk, a->devs, a->ndev, &before);
+	if (err && err != -ENODEV)
+		goto out;
+	err = dsq_tcp_read("", &tb);
+	if (err) {
+		fprintf(stderr, "desyncctl: cannot read /proc/net/netstat: %s\n",
+			strerror(-err));
+		goto out;
+	}
+	sleep_s(a->interval);
+	err = dsq_collect(sk, a->devs, a->ndev, &after);
+	if (err && err != -ENODEV)
+		goto out;
+	if (dsq_tcp_read("", &ta))
+		goto out;
+	ret = dsq_advise(&in, stdout, a->json);
+	if (fflush(stdout))
+		ret = DOCTOR_UNKNOWN;
+out:
+	dsq_list_free(&after);
+	dsq_list_free(&before);
+	return ret;
+}
+
 static int run(struct nl_sock *sk, const struct args *a)
 {
 	struct dsq_list l;
@@ -232,6 +277,8 @@ static int run(struct nl_sock *sk, const struct args *a)
 
 	if (!strcmp(a->cmd, "doctor"))
 		return doctor(sk, a);
+	if (!strcmp(a->cmd, "advise"))
+		return advise(sk, a);
 	if (!strcmp(a->cmd, "top"))
 		return dsq_top(sk, a->devs, a->ndev, a->interval, a->count) ? 1 : 0;
 	if (strcmp(a->cmd, "show") && strcmp(a->cmd, "export")) {
@@ -272,15 +319,15 @@ static int run(struct nl_sock *sk, const struct args *a)
 }
 
 /*
- * doctor's own failures, a usage error included, exit 3 (UNKNOWN): its 1
- * and 2 are findings.
+ * doctor's and advise's own failures, a usage error included, exit 3
+ * (UNKNOWN): their 1 and 2 are findings.
  */
 static bool is_doctor(int argc, char **argv)
 {
 	int i;
 
 	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "doctor"))
+		if (!strcmp(argv[i], "doctor") || !strcmp(argv[i], "advise"))
 			return true;
 	return false;
 }
@@ -296,7 +343,8 @@ int main(int argc, char **argv)
 		return ret == 1 ? 0 : is_doctor(argc, argv) ? DOCTOR_UNKNOWN : 2;
 	sk = dsq_open();
 	if (!sk)
-		return !strcmp(a.cmd, "doctor") ? DOCTOR_UNKNOWN : 1;
+		return !strcmp(a.cmd, "doctor") || !strcmp(a.cmd, "advise") ?
+		       DOCTOR_UNKNOWN : 1;
 	ret = run(sk, &a);
 	dsq_close(sk);
 	return ret;

@@ -21,7 +21,7 @@ source "$HERE/../../lib/common.sh"
 # promtool is in Debian's prometheus package; man-db renders the page.
 need_pkgs libnl-3-dev libnl-route-3-dev pkg-config prometheus man-db groff-base \
 	python3-yaml
-make -s -C "$HERE" desyncctl test-format test-netlink test-doctor || die "building desyncctl failed"
+make -s -C "$HERE" desyncctl test-format test-netlink test-doctor test-advise || die "building desyncctl failed"
 
 CTL=$HERE/desyncctl
 FMT=$HERE/test-format
@@ -180,7 +180,8 @@ man_complete()
 	for w in $(sed -n 's/^\t{ "\([a-z]*\)",.*/--\1/p' "$HERE/main.c") \
 		 $(awk '/^# TYPE / { print $3 }' "$TMPD/f.prom") \
 		 $("$FMT" text | sed -n 's/^ bursts /bursts /p' | head -1 | awk '{ for (i = 1; i < NF; i += 2) print $i }') \
-		 show top export doctor $(sed -n 's/.*add(r, SEV_[A-Z]*, "\([a-z_]*\)".*/\1/p' "$HERE/doctor.c" | sort -u); do
+		 show top export doctor advise \
+		 $(sed -n 's/.*add(&\{0,1\}r, SEV_[A-Z]*, "\([a-z_]*\)".*/\1/p' "$HERE/doctor.c" "$HERE/advise.c" | sort -u); do
 		grep -qF -- "$w" "$TMPD/man.txt" || missing+=("$w")
 	done
 	[ ${#missing[@]} -eq 0 ] || { echo "not in desyncctl.8: ${missing[*]}"; return 1; }
@@ -603,8 +604,181 @@ doctor_cli()
 		{ echo "exit $rc"; cat "$TMPD/dt"; return 1; }
 }
 
+# ----------------------------------------------------------------- advise
+
+# /proc/net/netstat and /proc/net/snmp of sample N (0 or 1) of HOST, as
+# the kernel lays them out, with the counters NAME=VALUE (TcpExt's, Tcp's
+# RetransSegs, IpExt's InCEPkts) and 0 for the others.
+net_sample()	# HOST N NAME=VALUE...
+{
+	local d=$1/$2/proc/net kv
+	local -A c=([TCPTimeouts]=0 [TCPLossProbes]=0 [TCPLossProbeRecovery]=0
+		    [TCPDelivered]=0 [TCPDeliveredCE]=0 [InCEPkts]=0 [RetransSegs]=0)
+
+	for kv in "${@:3}"; do
+		c[${kv%%=*}]=${kv#*=}
+	done
+	mkdir -p "$d"
+	printf 'TcpExt: SyncookiesSent TCPTimeouts TCPLossProbes TCPLossProbeRecovery TCPDelivered TCPDeliveredCE\nTcpExt: 0 %s %s %s %s %s\nIpExt: InNoRoutes InCEPkts\nIpExt: 0 %s\n' \
+		"${c[TCPTimeouts]}" "${c[TCPLossProbes]}" "${c[TCPLossProbeRecovery]}" \
+		"${c[TCPDelivered]}" "${c[TCPDeliveredCE]}" "${c[InCEPkts]}" > "$d/netstat"
+	printf 'Ip: Forwarding DefaultTTL\nIp: 1 64\nTcp: RtoAlgorithm MaxConn RetransSegs\nTcp: 1 -1 %s\n' \
+		"${c[RetransSegs]}" > "$d/snmp"
+}
+
+# A host in $TMPD/advise-NAME whose eth0 has desync on two TX queues
+# under mq, each of which starts BURSTS/2 bursts, holding 1.5 ms each,
+# in the interval, with KEY=VALUE (test-fixture.h) on both in the second
+# sample; its TCP counters are those of net_sample, from 0.
+advise_host()	# NAME BURSTS KEY=VALUE...
+{
+	local b=$(($2 / 2)) q
+
+	H=$TMPD/advise-$1
+	rm -rf "$H"
+	mkdir -p "$H"
+	shift 2
+	{
+		echo 'eth0 mq 0: root'
+		for q in 1 2; do
+			echo "eth0 desync 800$q: :$q bursts=1000 hold_time=1500000000"
+		done
+		echo --
+		for q in 1 2; do
+			echo "eth0 desync 800$q: :$q bursts=$((1000 + b)) hold_time=$((1500000 * (1000 + b))) $*"
+		done
+	} > "$H/qdiscs"
+	net_sample "$H" 0 TCPTimeouts=50 TCPDeliveredCE=70 TCPDelivered=100000
+}
+
+# Runs test-advise on HOST with ARGS, as doctor_on does.
+advise_on()	# HOST ARG...
+{
+	"$HERE/test-advise" "$@" > "$TMPD/doc.out" 2>&1
+	DOC_RC=$?
+}
+
+# 12 timeouts in 600 bursts: the bursts collide; with CE echoes it is
+# congestion, without them maybe a lossy link.  widen on: a wider base
+# window; widen 0: turn it on.
+advise_collide()
+{
+	advise_host collide 600
+	net_sample "$H" 1 TCPTimeouts=62 TCPDeliveredCE=70 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 1 \
+		'ok   sample: in 10s: 600 burst starts held by desync, 12 TCP retransmit timeouts, 0 segments retransmitted, 0 of 0 loss probes repaired a loss, 0 CE echoes (0 marked by desync), 0 CE received' \
+		"warn collide: 12 TCP retransmit timeouts in 600 burst starts (0.020 a burst, from 0.01): the held bursts still collide, or packets are lost elsewhere: no CE echo beyond desync's own, check the switch ports' drops and the links' errors" \
+		'     fix: tc qdisc change dev eth0 parent :N desync offset_max 8000us  # for each TX queue N or slots by rank (tc-desync(8))' || return 1
+	net_sample "$H" 1 TCPTimeouts=62 TCPDeliveredCE=900 TCPDelivered=200000
+	sed -i '/^--$/,$ s/$/ ce_mark=100 widen=0/' "$H/qdiscs"
+	advise_on "$H"
+	doctor_says 1 \
+		"warn collide: 12 TCP retransmit timeouts in 600 burst starts (0.020 a burst, from 0.01): the held bursts still collide, and with CE echoes: congestion" \
+		'     fix: tc qdisc change dev eth0 parent :N desync widen 7  # for each TX queue N a group that times out widens its window'
+}
+
+# No timeout, and no CE echo but desync's own marks, in 600 bursts: no
+# collision seen, which is also what working holds look like; the fix is
+# the experiment that tells the two apart.
+advise_quiet()
+{
+	advise_host quiet 600 ce_mark=3000
+	net_sample "$H" 1 TCPTimeouts=50 TCPDeliveredCE=$((70 + 2 * 3000 + 50)) TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 1 \
+		"warn collide: no collision seen in 600 burst starts (0 timeouts, 0.08 CE echoes a burst beyond desync's own): nothing collides here, or desync's holds already prevent it, which this host cannot tell apart" \
+		'     fix: tc qdisc change dev eth0 parent :N desync offset_max 0  # for each TX queue N for a while: if advise still sees no collision, desync only costs here (desync-apply --remove DEV)' \
+		'ok   cost: eth0: a hold costs 1.50 ms a burst on average in the interval, offset_max 4.00 ms; a step that waits for every host pays the latest host'"'"'s hold, up to offset_max'
+}
+
+# CE echoes beyond desync's own, or tail losses a probe repaired, and no
+# timeout: congestion that desync may keep short; nothing to change.
+advise_congested()
+{
+	advise_host congested 600 ce_mark=3000
+	net_sample "$H" 1 TCPTimeouts=50 TCPDeliveredCE=$((70 + 2 * 3000 + 600)) TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 0 \
+		"ok   collide: 600 burst starts met congestion (1.00 CE echoes a burst beyond desync's own, 0 tail losses a probe repaired) and 0 timed out: desync may be what keeps them short; a host at offset_max 0 beside it would tell" || return 1
+	net_sample "$H" 1 TCPTimeouts=50 TCPDeliveredCE=70 TCPLossProbes=40 TCPLossProbeRecovery=6 RetransSegs=40
+	advise_on "$H"
+	doctor_says 0 \
+		"ok   collide: 600 burst starts met congestion (0.00 CE echoes a burst beyond desync's own, 6 tail losses a probe repaired) and 0 timed out: desync may be what keeps them short; a host at offset_max 0 beside it would tell"
+}
+
+# Too few bursts to rule collisions out, and none at all.
+advise_few()
+{
+	advise_host few 200
+	net_sample "$H" 1 TCPTimeouts=50 TCPDeliveredCE=70
+	advise_on "$H"
+	doctor_says 0 \
+		'ok   collide: 0 TCP retransmit timeouts in 200 burst starts: too few bursts to rule collisions out (300 needed); run it longer (--interval)' || return 1
+	advise_host idle 0
+	net_sample "$H" 1 TCPTimeouts=55
+	advise_on "$H"
+	doctor_says 0 \
+		'ok   collide: no burst started in 10s: nothing to judge; run it while the job runs its steps' \
+		'ok   cost: eth0: a hold costs 1.50 ms a burst on average since the qdisc was made, offset_max 4.00 ms; a step that waits for every host pays the latest host'"'"'s hold, up to offset_max'
+}
+
+# Holds that widened, holds ended early, drops.
+advise_holds()
+{
+	advise_host holds 600 hold_time=$((1500000000 + 300 * 2500000)) early_release=20 drops=3
+	net_sample "$H" 1 TCPTimeouts=50 TCPDeliveredCE=600070
+	advise_on "$H"
+	doctor_says 1 \
+		'ok   cost: eth0: a hold costs 2.50 ms a burst on average in the interval, offset_max 4.00 ms; a step that waits for every host pays the latest host'"'"'s hold, up to offset_max; above half of it: groups widened after timeouts (widen)' \
+		'warn early_release: eth0: 40 holds of 600 burst starts ended early (from 0.05 a burst): hold_limit 1024p releases bursts before their offset' \
+		'     fix: tc qdisc change dev eth0 parent :N desync hold_limit 2048  # for each TX queue N' \
+		'warn drops: eth0: 6 drops in 10s: limit 10000p reached' \
+		'     fix: tc qdisc change dev eth0 parent :N desync limit 20000  # for each TX queue N' || return 1
+	# Below 1 in 20 bursts, early releases are no finding.
+	sed -i '/^--$/,$ s/early_release=20/early_release=14/' "$H/qdiscs"
+	advise_on "$H"
+	grep -qxF 'ok   early_release: eth0: 28 holds ended early in 10s' "$TMPD/doc.out" ||
+		{ cat "$TMPD/doc.out"; return 1; }
+}
+
+# A device named without desync fails; --json is doctor's array.
+advise_json()
+{
+	advise_host json 600
+	net_sample "$H" 1 TCPTimeouts=62
+	advise_on "$H" --json eth0 eth1
+	[ "$DOC_RC" -eq 2 ] || { echo "exit $DOC_RC, want 2"; cat "$TMPD/doc.out"; return 1; }
+	/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for f in d:
+    assert set(f) <= {"check", "severity", "dev", "message", "fix"}, f
+c = {f["check"]: f for f in d}
+assert c["device"] == {"check": "device", "severity": "fail", "dev": "eth1",
+                       "message": "eth1: no desync qdisc (or no such device)",
+                       "fix": "desync-apply eth1"}, c["device"]
+assert c["collide"]["severity"] == "warn" and "fix" in c["collide"], c["collide"]
+assert c["cost"]["dev"] == "eth0", c["cost"]
+' "$TMPD/doc.out" || { cat "$TMPD/doc.out"; return 1; }
+}
+
+# The command on this host reads its real counters; usage errors exit 3.
+advise_cli()
+{
+	local rc
+
+	"$CTL" advise --interval 0.01 --json > "$TMPD/aj" 2> /dev/null
+	rc=$?
+	[ "$rc" -le 2 ] || { echo "advise on this host: exit $rc"; return 1; }
+	/usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TMPD/aj" || return 1
+	"$CTL" advise --interval 0 > /dev/null 2>&1
+	rc=$?
+	[ "$rc" -eq 3 ] || { echo "advise usage error: exit $rc, want 3"; return 1; }
+}
+
 echo "TAP version 13"
-echo "1..28"
+echo "1..35"
 run prom_valid
 run prom_values
 run json_valid
@@ -633,5 +807,12 @@ run doctor_ecn
 run doctor_counters
 run doctor_json
 run doctor_cli
+run advise_collide
+run advise_quiet
+run advise_congested
+run advise_few
+run advise_holds
+run advise_json
+run advise_cli
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
