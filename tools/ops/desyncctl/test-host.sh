@@ -323,7 +323,8 @@ install_tree()
 		 lib/systemd/system/desync-exporter.service \
 		 lib/systemd/system/desync-exporter.timer etc/default/desync-exporter \
 		 usr/share/doc/tc-desync/examples/desync.rules.yml \
-		 usr/share/doc/tc-desync/examples/desync-dashboard.json; do
+		 usr/share/doc/tc-desync/examples/desync-dashboard.json \
+		 usr/share/bash-completion/completions/desyncctl; do
 		[ -f "$TMPD/root/$f" ] || { echo "not installed: $f"; return 1; }
 	done
 	grep -q '^ExecStart=/usr/sbin/desyncctl export ' \
@@ -777,8 +778,26 @@ advise_cli()
 	[ "$rc" -eq 3 ] || { echo "advise usage error: exit $rc, want 3"; return 1; }
 }
 
+# The completion, sourced in a bash of its own: COMPREPLY for the words
+# typed so far, device names from a made-up /sys/class/net.
+completion()
+{
+	mkdir -p "$TMPD/net/eth0" "$TMPD/net/eth1" "$TMPD/net/lo"
+	DESYNCCTL_SYSFS_NET=$TMPD/net bash -c '
+		source "$1"
+		c() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _desyncctl; echo "${COMPREPLY[*]}"; }
+		[ "$(c desyncctl a)" = advise ] || exit 1
+		[ "$(c desyncctl "")" = "show top export doctor advise --version --help" ] || exit 2
+		[ "$(c desyncctl advise eth)" = "eth0 eth1" ] || exit 3
+		[ "$(c desyncctl advise eth0 --)" = "--interval --json" ] || exit 4
+		[ "$(c desyncctl export --)" = "--all --output" ] || exit 5
+		[ -z "$(c desyncctl top --interval "")" ] || exit 6
+		complete -p desyncctl | grep -q -- "-F _desyncctl" || exit 7
+	' _ "$HERE/desyncctl.bash-completion" || { echo "case $? failed"; return 1; }
+}
+
 echo "TAP version 13"
-echo "1..35"
+echo "1..36"
 run prom_valid
 run prom_values
 run json_valid
@@ -814,5 +833,6 @@ run advise_few
 run advise_holds
 run advise_json
 run advise_cli
+run completion
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
