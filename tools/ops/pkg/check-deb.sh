@@ -88,6 +88,8 @@ check "/etc/desync/DEV.conf.example in tc-desync, a conffile" eval \
 check "the Prometheus rules and Grafana dashboard in tc-desync's examples" eval \
 	'has "$tc_files" usr/share/doc/tc-desync/examples/desync.rules.yml &&
 	 has "$tc_files" usr/share/doc/tc-desync/examples/desync-dashboard.json'
+check "desyncctl's bash completion in tc-desync, where bash-completion loads it" \
+	has "$tc_files" usr/share/bash-completion/completions/desyncctl
 check "tc-desync depends on iproute2 (>= 6.1), the tc the plugin's ABI is declared from" \
 	grep -qE '(^|, )iproute2 \(>= 6\.1\)(,|$)' <<< "$(dpkg-deb -f "$tc_deb" Depends)"
 check "this host's iproute2 satisfies it" \
