@@ -31,6 +31,7 @@
 #include "desync-queue-disc.h"
 #include "host-mq-queue-disc.h"
 #include "linux-dctcp.h"
+#include "linux-tcp-socket.h"
 #include "sim-options.h"
 #include "step-mark-queue-disc.h"
 
@@ -102,6 +103,7 @@ class Cluster
 	void Place();
 	void BuildLinks();
 	void Connect();
+	Ptr<Socket> NewSocket(uint32_t host) const;
 	void OpenSocket(uint32_t c, std::function<void()> up);
 	void StartConnect(uint32_t c);
 	void StartIteration(uint32_t j);
@@ -538,7 +540,7 @@ void Cluster::Connect()
 		if (listening[d])
 			continue;
 		listening[d] = true;
-		Ptr<Socket> l = Socket::CreateSocket(m_hosts.Get(d), TcpSocketFactory::GetTypeId());
+		Ptr<Socket> l = NewSocket(d);
 		l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kPort));
 		l->Listen();
 		l->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address &>(),
@@ -557,6 +559,14 @@ void Cluster::Connect()
 	}
 }
 
+/* A TCP socket on @host: Linux's (--tcp=linux) or ns-3's own. */
+Ptr<Socket> Cluster::NewSocket(uint32_t host) const
+{
+	if (m_o.tcp == "ns3")
+		return Socket::CreateSocket(m_hosts.Get(host), TcpSocketFactory::GetTypeId());
+	return LinuxTcpSocket::Create(m_hosts.Get(host));
+}
+
 /*
  * A new socket for connection @c, known to the receiver and to the host
  * qdisc by its source port; @up runs once the handshake completes.
@@ -564,7 +574,7 @@ void Cluster::Connect()
 void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
 {
 	Conn &cn = m_conns[c];
-	Ptr<Socket> s = Socket::CreateSocket(m_hosts.Get(cn.src), TcpSocketFactory::GetTypeId());
+	Ptr<Socket> s = NewSocket(cn.src);
 	Address name;
 
 	s->Bind();
@@ -828,7 +838,7 @@ void Cluster::Report(double wallS)
 	}
 	js << std::fixed << std::setprecision(1) << "{";
 	js << "\"scenario\": \"" << m_o.scenario << "\", \"host_qdisc\": \"" << m_o.hostQdisc
-	   << "\", \"desync\": \"" << m_o.desyncWords << "\", \"cc\": \"" << m_o.cc
+	   << "\", \"desync\": \"" << m_o.desyncWords << "\", \"cc\": \"" << m_o.cc << "\", \"tcp\": \"" << m_o.tcp
 	   << "\", \"hosts\": " << m_o.hosts << ", \"jobs\": " << m_jobs.size()
 	   << ", \"msg\": " << m_o.msg << ", \"seed\": " << m_o.seed
 	   << ", \"stage1\": " << std::setprecision(3) << m_o.stage1

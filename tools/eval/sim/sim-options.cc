@@ -206,6 +206,9 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 		  [o](const std::string &v) { o->cc = v; return OneOf(v, { "dctcp", "cubic" }); } },
 		{ "minRto", "TCP minimum retransmit timeout",
 		  [o](const std::string &v) { return DesyncParseTimeNs(v, &o->minRtoNs) && o->minRtoNs; } },
+		{ "tcp", "linux|ns3: Linux 6.1's timers, probes and ACKs, or ns-3's TCP "
+			 "as earlier results ran it",
+		  [o](const std::string &v) { o->tcp = v; return OneOf(v, { "linux", "ns3" }); } },
 		{ "conn", "persistent|message: one connection for all, or one per message",
 		  [o](const std::string &v) {
 			  o->connPerMsg = v == "message";

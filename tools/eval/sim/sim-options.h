@@ -40,6 +40,8 @@ struct SimOptions {
 	uint32_t seed = 1;
 	std::string cc = "dctcp";
 	uint64_t minRtoNs = 200000000;
+	/* linux: LinuxTcpSocket; ns3: ns-3's own TCP, as earlier results ran */
+	std::string tcp = "linux";
 	bool connPerMsg = false;	/* a new connection per message */
 	uint32_t connsPerPeer = 1;	/* connections a message is split over */
 	std::string hostQdisc = "fq_codel";
