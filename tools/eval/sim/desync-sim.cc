@@ -72,6 +72,7 @@ struct SockState {
 	uint64_t srttNs = 0;
 	int congState = 0;		/* TcpSocketState::TcpCongState_t */
 	SequenceNumber32 una;	/* the highest ACK the sender has had */
+	SequenceNumber32 sndNxt;	/* past the highest byte sent */
 };
 
 struct Job {
@@ -297,7 +298,15 @@ DesyncQueueDisc::Sender Cluster::SenderOf(uint32_t host, const TcpHeader &th) co
 
 	snd.lost = ss.congState >= TcpSocketState::CA_RECOVERY;
 	snd.timeout = ss.congState == TcpSocketState::CA_LOSS;
-	snd.idle_ns = dsched_sender_idle(ss.srttNs, th.GetSequenceNumber() != ss.una, snd.lost);
+	/*
+	 * desync_skb_resends(): a segment that starts before snd_nxt resends
+	 * data, a tail loss probe too, whose socket stays open.  The socket
+	 * moves snd_nxt (ns-3's highest sequence) only once the segment has
+	 * passed the qdisc, as tcp_transmit_skb() does.
+	 */
+	bool resends = m_o.tcp == "linux" && th.GetSequenceNumber() < ss.sndNxt;
+	snd.idle_ns = dsched_sender_idle(ss.srttNs, th.GetSequenceNumber() != ss.una,
+					 snd.lost || resends);
 	return snd;
 }
 
@@ -602,12 +611,28 @@ void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
 			k->una = v;
 		}, ss));
 	s->TraceConnectWithoutContext(
-		"RTT", MakeBoundCallback(+[](SockState *k, Time, Time rtt) {
-			/* The kernel's srtt: a 1/8 moving average. */
-			uint64_t v = rtt.GetNanoSeconds();
-
-			k->srttNs = k->srttNs ? k->srttNs - k->srttNs / 8 + v / 8 : v;
+		"HighestSequence", MakeBoundCallback(+[](SockState *k, SequenceNumber32,
+							  SequenceNumber32 v) {
+			k->sndNxt = v;
 		}, ss));
+	/*
+	 * "RTT" traces ns-3's smoothed RTT, the kernel's srtt already (a 1/8
+	 * moving average from the first sample on), which the module reads
+	 * once.  ns-3's TCP, as the results before --tcp ran, averaged it
+	 * once more.
+	 */
+	if (m_o.tcp == "linux")
+		s->TraceConnectWithoutContext(
+			"RTT", MakeBoundCallback(+[](SockState *k, Time, Time srtt) {
+				k->srttNs = srtt.GetNanoSeconds();
+			}, ss));
+	else
+		s->TraceConnectWithoutContext(
+			"RTT", MakeBoundCallback(+[](SockState *k, Time, Time rtt) {
+				uint64_t v = rtt.GetNanoSeconds();
+
+				k->srttNs = k->srttNs ? k->srttNs - k->srttNs / 8 + v / 8 : v;
+			}, ss));
 	s->SetSendCallback(MakeBoundCallback(+[](Cluster *cl, uint32_t k, Ptr<Socket>, uint32_t) {
 		cl->Pump(k);
 	}, this, c));
