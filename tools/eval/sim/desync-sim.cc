@@ -568,12 +568,20 @@ void Cluster::Connect()
 	}
 }
 
-/* A TCP socket on @host: Linux's (--tcp=linux) or ns-3's own. */
+/*
+ * A TCP socket on @host: Linux's (--tcp=linux) or ns-3's own.  Each
+ * host's jiffies tick at a phase of their own, as random per host and
+ * run as the TX queue hash, and as free of ns-3's streams.
+ */
 Ptr<Socket> Cluster::NewSocket(uint32_t host) const
 {
 	if (m_o.tcp == "ns3")
 		return Socket::CreateSocket(m_hosts.Get(host), TcpSocketFactory::GetTypeId());
-	return LinuxTcpSocket::Create(m_hosts.Get(host));
+	Ptr<Socket> s = LinuxTcpSocket::Create(m_hosts.Get(host));
+	uint64_t h = ((static_cast<uint64_t>(m_o.seed) << 32 | host) * 0xd6e8feb86659fd93ULL) >> 32;
+
+	s->SetAttribute("TickPhase", TimeValue(NanoSeconds(h % 4000000)));
+	return s;
 }
 
 /*

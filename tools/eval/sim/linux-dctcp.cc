@@ -29,6 +29,26 @@ uint32_t LinuxDctcp::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesIn
 	return std::max(TcpDctcp::GetSsThresh(tcb, bytesInFlight), 2 * tcb->m_segmentSize);
 }
 
+void LinuxDctcp::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event)
+{
+	if (event == TcpSocketState::CA_EVENT_ECN_IS_CE ||
+	    event == TcpSocketState::CA_EVENT_ECN_NO_CE) {
+		bool ce = event == TcpSocketState::CA_EVENT_ECN_IS_CE;
+
+		m_ceChanged = ce != m_ce;
+		m_ce = ce;
+	}
+	TcpDctcp::CwndEvent(tcb, event);
+}
+
+bool LinuxDctcp::TakeCeChange()
+{
+	bool changed = m_ceChanged;
+
+	m_ceChanged = false;
+	return changed;
+}
+
 Ptr<TcpCongestionOps> LinuxDctcp::Fork()
 {
 	return CopyObject<LinuxDctcp>(this);

@@ -27,6 +27,18 @@ class LinuxDctcp : public TcpDctcp
 	std::string GetName() const override;
 	uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override;
 	Ptr<TcpCongestionOps> Fork() override;
+	void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override;
+
+	/*
+	 * Whether the segment just received changed the CE state, and
+	 * forgets it: dctcp_ece_ack_update() then has it ACKed at once
+	 * (ICSK_ACK_NOW), which ns-3's DCTCP leaves to the socket.
+	 */
+	bool TakeCeChange();
+
+  private:
+	bool m_ce = false;
+	bool m_ceChanged = false;
 };
 
 } // namespace ns3

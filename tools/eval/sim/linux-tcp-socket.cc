@@ -3,12 +3,18 @@
 
 #include "linux-tcp-socket.h"
 
+#include <algorithm>
+
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
 #include "ns3/rtt-estimator.h"
 #include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-recovery-ops.h"
+#include "ns3/tcp-rx-buffer.h"
+#include "ns3/uinteger.h"
+
+#include "linux-dctcp.h"
 
 namespace ns3
 {
@@ -20,7 +26,17 @@ TypeId LinuxTcpSocket::GetTypeId()
 	static TypeId tid = TypeId("ns3::LinuxTcpSocket")
 				    .SetParent<TcpSocketBase>()
 				    .AddConstructor<LinuxTcpSocket>()
-				    .SetGroupName("Internet");
+				    .SetGroupName("Internet")
+				    .AddAttribute("Hz", "CONFIG_HZ of the host's kernel (Debian's: 250)",
+						  UintegerValue(250),
+						  MakeUintegerAccessor(&LinuxTcpSocket::m_hz),
+						  MakeUintegerChecker<uint32_t>(100, 1000))
+				    .AddAttribute("TickPhase",
+						  "Where in a tick the host's jiffies start: hosts "
+						  "do not share their timer interrupts",
+						  TimeValue(Time(0)),
+						  MakeTimeAccessor(&LinuxTcpSocket::m_tickPhase),
+						  MakeTimeChecker(Time(0)));
 	return tid;
 }
 
@@ -55,6 +71,234 @@ Ptr<Socket> LinuxTcpSocket::Create(Ptr<Node> node)
 Ptr<TcpSocketBase> LinuxTcpSocket::Fork()
 {
 	return CopyObject<LinuxTcpSocket>(this);
+}
+
+/* ---- jiffies ---- */
+
+/* Jiffy j starts at j * tick - (tick - phase): jiffy 1 at the phase. */
+uint64_t LinuxTcpSocket::Jiffies(Time t) const
+{
+	uint64_t tick = 1000000000ULL / m_hz;
+	uint64_t phase = m_tickPhase.GetNanoSeconds() % tick;
+
+	return (t.GetNanoSeconds() + tick - phase) / tick;
+}
+
+Time LinuxTcpSocket::JiffyStart(uint64_t j) const
+{
+	uint64_t tick = 1000000000ULL / m_hz;
+	uint64_t phase = m_tickPhase.GetNanoSeconds() % tick;
+
+	return NanoSeconds(j * tick - (tick - phase));
+}
+
+/* usecs_to_jiffies(): rounded up. */
+uint64_t LinuxTcpSocket::UsecsToJiffies(uint64_t us) const
+{
+	return (us * m_hz + 999999) / 1000000;
+}
+
+/*
+ * The timer wheel (calc_wheel_index(), calc_index()) files a timer for
+ * @expires in the bucket after it, at the granularity of the level its
+ * distance puts it on (8^level jiffies, 64 buckets a level): it never
+ * runs early, and up to one bucket late.
+ */
+Time LinuxTcpSocket::TimerDelay(uint64_t expires) const
+{
+	uint64_t now = Jiffies(Simulator::Now());
+	uint64_t delta = expires > now ? expires - now : 0;
+	uint32_t shift = 0;
+
+	while (shift < 24 && delta >= (63ULL << shift))
+		shift += 3;
+	uint64_t bucket = ((expires >> shift) + 1) << shift;
+	return JiffyStart(bucket) - Simulator::Now();
+}
+
+/* ---- delayed ACKs (net/ipv4/tcp_input.c, tcp_output.c) ---- */
+
+/* TCP_ATO_MIN = TCP_DELACK_MIN = HZ / 25, TCP_DELACK_MAX = HZ / 5 */
+#define ATO_MIN (m_hz / 25)
+#define DELACK_MAX (m_hz / 5)
+static const uint32_t kMaxQuickAcks = 16;	/* TCP_MAX_QUICKACKS */
+
+/* tcp_incr_quickack(): half the receive window in segments, at most @max. */
+void LinuxTcpSocket::IncrQuickAck(uint32_t max)
+{
+	uint32_t q = AdvertisedWindowSize(false) / (2 * m_tcb->m_segmentSize);
+
+	q = std::min(std::max(q, 2u), max);
+	m_quick = std::max(m_quick, q);
+}
+
+/* tcp_enter_quickack_mode() */
+void LinuxTcpSocket::EnterQuickAck(uint32_t max)
+{
+	IncrQuickAck(max);
+	m_ato = ATO_MIN;
+}
+
+/*
+ * tcp_event_data_recv(): quickack mode on the first data and after a
+ * silence longer than the RTO; the ATO follows the gaps between
+ * segments, from TCP_ATO_MIN on.
+ */
+void LinuxTcpSocket::DataRecvEvent()
+{
+	uint64_t now = Jiffies(Simulator::Now());
+	uint64_t rto = m_icskRto ? m_icskRto : m_hz;	/* TCP_TIMEOUT_INIT */
+
+	if (!m_ato) {
+		IncrQuickAck(kMaxQuickAcks);
+		m_ato = ATO_MIN;
+	} else {
+		uint64_t m = now - m_lrcv;
+
+		if (m <= ATO_MIN / 2) {
+			m_ato = (m_ato >> 1) + ATO_MIN / 2;
+		} else if (m < m_ato) {
+			m_ato = std::min<uint64_t>((m_ato >> 1) + m, rto);
+		} else if (m > rto) {
+			IncrQuickAck(kMaxQuickAcks);
+		}
+	}
+	m_lrcv = now;
+}
+
+/*
+ * ns-3's TcpSocketBase::ReceivedData() with Linux's decision when to ACK
+ * (tcp_data_queue(), __tcp_ack_snd_check()): at once for data out of
+ * order, filling a hole, duplicate or out of the window, in quickack
+ * mode, when more than one full segment is unacknowledged, or when
+ * DCTCP's CE state changed (dctcp_ece_ack_update()); else after the
+ * delayed-ACK timeout.
+ */
+void LinuxTcpSocket::ReceivedData(Ptr<Packet> p, const TcpHeader &th)
+{
+	Ptr<TcpRxBuffer> rx = m_tcb->m_rxBuffer;
+	SequenceNumber32 before = rx->NextRxSequence();
+	uint32_t size = p->GetSize();
+	bool inOrder = th.GetSequenceNumber() == before;
+	Ptr<LinuxDctcp> dctcp = DynamicCast<LinuxDctcp>(m_congestionControl);
+	bool now = dctcp && dctcp->TakeCeChange();
+
+	if (m_tcb->m_ecnState == TcpSocketState::ECN_IDLE)
+		m_demandCwr = false;
+	/*
+	 * tcp_ecn_check_ce(): a congestion control that does not take ECN
+	 * itself (not DCTCP) ACKs the first CE of a round at once.
+	 */
+	if (!dctcp && m_ecnCESeq.Get() == th.GetSequenceNumber() && !m_demandCwr &&
+	    m_tcb->m_ecnState == TcpSocketState::ECN_CE_RCVD) {
+		EnterQuickAck(2);
+		m_demandCwr = true;
+	}
+	if (!rx->Add(p, th)) {
+		/* Nothing new: the peer resent, or sent beyond the window. */
+		EnterQuickAck(kMaxQuickAcks);
+		SendAckNow();
+		return;
+	}
+	if (inOrder)
+		DataRecvEvent();
+	if (before < rx->NextRxSequence()) {
+		if (!m_shutdownRecv)
+			NotifyDataRecv();
+		if (rx->Finished() && !(th.GetFlags() & TcpHeader::FIN)) {
+			DoPeerClose();
+			return;
+		}
+	}
+	now |= rx->Size() > rx->Available();			/* a hole remains */
+	now |= rx->NextRxSequence() > before + size;		/* filled one */
+	now |= m_quick > 0;
+	now |= rx->NextRxSequence() - m_rcvWup > static_cast<int32_t>(m_tcb->m_segmentSize);
+	if (now)
+		SendAckNow();
+	else
+		SendDelayedAck();
+}
+
+/* An ACK now, with ECE while the CE state asks for it, as ns-3 sends one. */
+void LinuxTcpSocket::SendAckNow()
+{
+	m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_NON_DELAYED_ACK);
+	if (m_tcb->m_ecnState == TcpSocketState::ECN_CE_RCVD ||
+	    m_tcb->m_ecnState == TcpSocketState::ECN_SENDING_ECE) {
+		SendEmptyPacket(TcpHeader::ACK | TcpHeader::ECE);
+		m_tcb->m_ecnState = TcpSocketState::ECN_SENDING_ECE;
+	} else {
+		SendEmptyPacket(TcpHeader::ACK);
+	}
+}
+
+/*
+ * tcp_send_delayed_ack(): the ATO, within one smoothed RTT (but at
+ * least TCP_DELACK_MIN) and TCP_DELACK_MAX, on the jiffies; a timer
+ * already pending keeps its earlier time, and one about to run sends
+ * the ACK now.
+ */
+void LinuxTcpSocket::SendDelayedAck()
+{
+	uint64_t now = Jiffies(Simulator::Now());
+	uint64_t ato = m_ato;
+
+	if (ato > ATO_MIN) {
+		uint64_t max = m_hz / 2;
+		uint64_t srttUs = m_rtt->GetEstimate().GetMicroSeconds();
+
+		if (srttUs)
+			max = std::min(max, std::max<uint64_t>(UsecsToJiffies(srttUs), ATO_MIN));
+		ato = std::min(ato, max);
+	}
+	ato = std::min<uint64_t>(ato, DELACK_MAX);
+	uint64_t expires = now + ato;
+	if (m_delAckEvent.IsRunning()) {
+		if (m_delAckExpires <= now + (ato >> 2)) {
+			SendAckNow();
+			return;
+		}
+		if (m_delAckExpires < expires)
+			expires = m_delAckExpires;
+		m_delAckEvent.Cancel();
+	}
+	m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_DELAYED_ACK);
+	m_delAckExpires = expires;
+	m_delAckEvent = Simulator::Schedule(TimerDelay(expires), &LinuxTcpSocket::DelAckTimeout, this);
+}
+
+/* tcp_delack_timer_handler(): the ATO was missed, so it doubles. */
+void LinuxTcpSocket::DelAckTimeout()
+{
+	m_ato = std::min<uint64_t>(m_ato << 1, m_icskRto ? m_icskRto : m_hz);
+	SendAckNow();
+}
+
+/* tcp_event_ack_sent(): the ACK covers rcv_nxt; quickack counts down. */
+void LinuxTcpSocket::AckSent()
+{
+	m_delAckEvent.Cancel();
+	m_delAckCount = 0;
+	m_rcvWup = m_tcb->m_rxBuffer->NextRxSequence();
+	if (m_quick && !--m_quick)
+		m_ato = ATO_MIN;
+}
+
+void LinuxTcpSocket::SendEmptyPacket(uint8_t flags)
+{
+	TcpSocketBase::SendEmptyPacket(flags);
+	if ((flags & TcpHeader::ACK) && !(flags & TcpHeader::SYN))
+		AckSent();
+}
+
+uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck)
+{
+	uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+
+	if (withAck)
+		AckSent();
+	return sz;
 }
 
 } // namespace ns3

@@ -36,6 +36,37 @@ class LinuxTcpSocket : public TcpSocketBase
 
   protected:
 	Ptr<TcpSocketBase> Fork() override;
+	void ReceivedData(Ptr<Packet> packet, const TcpHeader &tcpHeader) override;
+	void SendEmptyPacket(uint8_t flags) override;
+	uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override;
+	void DelAckTimeout() override;
+
+  private:
+	/* The host's jiffies at @t, and when jiffy @j begins. */
+	uint64_t Jiffies(Time t) const;
+	Time JiffyStart(uint64_t j) const;
+	uint64_t UsecsToJiffies(uint64_t us) const;
+	/* How long until a timer armed now for jiffy @expires runs. */
+	Time TimerDelay(uint64_t expires) const;
+
+	void DataRecvEvent();
+	void IncrQuickAck(uint32_t max);
+	void EnterQuickAck(uint32_t max);
+	void SendAckNow();
+	void SendDelayedAck();
+	void AckSent();
+
+	uint32_t m_hz = 250;
+	Time m_tickPhase;		/* where in its tick the host's clock starts */
+	uint64_t m_icskRto = 0;	/* icsk_rto in jiffies; 0 until set */
+
+	/* icsk_ack: the receiver's delayed-ACK state */
+	uint32_t m_quick = 0;		/* ACKs left in quickack mode */
+	uint32_t m_ato = 0;		/* delayed-ACK timeout, jiffies */
+	uint64_t m_lrcv = 0;		/* jiffies of the last in-order data */
+	uint64_t m_delAckExpires = 0;
+	SequenceNumber32 m_rcvWup;	/* rcv_nxt when the last ACK left */
+	bool m_demandCwr = false;	/* TCP_ECN_DEMAND_CWR */
 };
 
 } // namespace ns3

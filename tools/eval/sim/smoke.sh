@@ -223,6 +223,15 @@ else
 	not_ok "--lossRate loses on the host uplinks, counted as link_losses, and every byte arrives"
 fi
 
+# The Linux socket's timers and ACKs against Linux's formulas, one
+# connection with chosen segments dropped.
+if unit=$("$SIM_DIR/tcp-unit.sh"); then
+	ok "Linux TCP times its ACKs and recoveries as Linux's formulas do"
+else
+	not_ok "Linux TCP times its ACKs and recoveries as Linux's formulas do"
+	printf '%s\n' "$unit" | grep '^not ok'
+fi
+
 # Each bad command line: exit 2, exactly one line on stderr.
 bad_opt()
 {
@@ -263,6 +272,7 @@ bad_opt --switchBuffer=shared --alpha=65
 bad_opt --switchBuffer=shared --alpha=-1
 bad_opt --alpha=2
 bad_opt --switchBuffer=shared --sharedBuffer=1MB --ecnK=2MB
+bad_opt --tcp=bsd
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

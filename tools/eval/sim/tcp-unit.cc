@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp-unit.cc	one TCP connection with chosen segments dropped
+ *
+ * A sender and a receiver on one link, the model's TCP between them.
+ * The sender writes four messages: one segment just after the handshake
+ * (Q), 20 segments to take the RTT and leave quickack mode (A), 20
+ * segments whose transmissions --drop names (B), and 100 ms after B is
+ * acknowledged one segment more (C).  One JSON object tells when each
+ * of B's segments left and when the ACKs came, for tcp-unit.sh to hold
+ * against Linux's formulas.
+ *
+ * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--drop=SEG:NTH,...]
+ */
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+
+#include "linux-dctcp.h"
+#include "linux-tcp-socket.h"
+
+using namespace ns3;
+
+namespace {
+
+const uint32_t kMss = 1448;
+const uint32_t kSegsB = 20;
+
+/*
+ * Drops the @nth transmission of segment @seg (1-based) of message B, on
+ * the receiver's side of the link.
+ */
+class DropSegments : public ErrorModel
+{
+  public:
+	std::set<std::pair<uint32_t, uint32_t>> drop;
+	uint32_t firstB = 0;	/* relative sequence number of B's first byte */
+	std::map<uint32_t, uint32_t> sent;
+
+  private:
+	bool DoCorrupt(Ptr<Packet> p) override
+	{
+		Ptr<Packet> c = p->Copy();
+		PppHeader ppp;
+		Ipv4Header ip;
+		TcpHeader th;
+
+		c->RemoveHeader(ppp);
+		c->RemoveHeader(ip);
+		c->RemoveHeader(th);
+		if (!c->GetSize() || !firstB)
+			return false;
+		uint32_t rel = th.GetSequenceNumber().GetValue() - 1;
+		if (rel < firstB)
+			return false;
+		uint32_t seg = (rel - firstB) / kMss + 1;
+		return drop.count({ seg, ++sent[seg] }) > 0;
+	}
+	void DoReset() override {}
+};
+
+struct Run {
+	Ptr<Socket> tx;
+	Ptr<DropSegments> em;
+	uint64_t bytes = 0;	/* written so far */
+	uint64_t acked = 0;
+	Time sentQ, sentC, ackQ, ackC, startB, doneB;
+	bool inB = false;
+	std::vector<std::pair<Time, uint32_t>> sendsB;	/* time, segment */
+	std::vector<Time> acksB;
+	uint32_t rtos = 0;
+};
+
+Run g_run;
+
+void Write(uint32_t segs)
+{
+	g_run.tx->Send(Create<Packet>(segs * kMss));
+	g_run.bytes += segs * kMss;
+}
+
+void OnTx(Ptr<const Packet> p, const TcpHeader &th, Ptr<const TcpSocketBase>)
+{
+	uint32_t rel = th.GetSequenceNumber().GetValue() - 1;
+
+	if (!p->GetSize())
+		return;
+	if (rel == 0 && g_run.sentQ.IsZero())
+		g_run.sentQ = Simulator::Now();
+	if (g_run.inB && rel >= g_run.em->firstB)
+		g_run.sendsB.push_back({ Simulator::Now(), (rel - g_run.em->firstB) / kMss + 1 });
+	if (rel == g_run.bytes - kMss && g_run.bytes == g_run.em->firstB + (kSegsB + 1) * kMss)
+		g_run.sentC = Simulator::Now();
+}
+
+void OnAck(SequenceNumber32, SequenceNumber32 ack)
+{
+	uint64_t rel = ack.GetValue() - 1;
+
+	if (rel == kMss && g_run.ackQ.IsZero())
+		g_run.ackQ = Simulator::Now();
+	if (g_run.inB) {
+		g_run.acksB.push_back(Simulator::Now());
+		if (rel == g_run.em->firstB + kSegsB * kMss) {
+			g_run.inB = false;
+			g_run.doneB = Simulator::Now();
+			Simulator::Schedule(MilliSeconds(100), &Write, 1);
+		}
+	}
+	if (!g_run.sentC.IsZero() && rel == g_run.bytes)
+		g_run.ackC = Simulator::Now();
+}
+
+bool ParseDrops(const std::string &s, std::set<std::pair<uint32_t, uint32_t>> *drop)
+{
+	std::istringstream in(s);
+	std::string item;
+
+	while (std::getline(in, item, ',')) {
+		unsigned seg, nth = 1;
+		char colon;
+		std::istringstream one(item);
+
+		if (!(one >> seg) || seg < 1 || seg > kSegsB)
+			return false;
+		if (one >> colon && (colon != ':' || !(one >> nth) || nth < 1))
+			return false;
+		drop->insert({ seg, nth });
+	}
+	return true;
+}
+
+double Us(Time t)
+{
+	return t.GetNanoSeconds() / 1e3;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	std::string tcp = "linux", drops;
+	uint64_t rttUs = 5000;
+
+	for (int i = 1; i < argc; i++) {
+		std::string a = argv[i];
+
+		if (a.rfind("--tcp=", 0) == 0 && (a == "--tcp=linux" || a == "--tcp=ns3")) {
+			tcp = a.substr(6);
+		} else if (a.rfind("--rtt=", 0) == 0 && std::atoll(a.c_str() + 6) >= 10) {
+			rttUs = std::atoll(a.c_str() + 6);
+		} else if (a.rfind("--drop=", 0) == 0) {
+			drops = a.substr(7);
+		} else {
+			std::cerr << "usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] "
+				     "[--drop=SEG:NTH,...]\n";
+			return 2;
+		}
+	}
+
+	/* As desync-sim's ConfigureTcp(): DCTCP, IW10, ns-3's delayed ACKs. */
+	Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(LinuxDctcp::GetTypeId()));
+	Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(kMss));
+	Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+	Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+	Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(1)));
+	Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+	Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MicroSeconds(1)));
+
+	NodeContainer n;
+	n.Create(2);
+	InternetStackHelper().Install(n);
+	PointToPointHelper p2p;
+	p2p.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+	p2p.SetChannelAttribute("Delay", TimeValue(MicroSeconds(rttUs / 2)));
+	NetDeviceContainer d = p2p.Install(n);
+	Ipv4AddressHelper addr("10.0.0.0", "255.255.255.0");
+	Ipv4InterfaceContainer ifs = addr.Assign(d);
+
+	g_run.em = CreateObject<DropSegments>();
+	if (!ParseDrops(drops, &g_run.em->drop)) {
+		std::cerr << "tcp-unit: bad --drop \"" << drops << "\"\n";
+		return 2;
+	}
+	d.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(g_run.em));
+
+	auto sock = [&](uint32_t i) {
+		if (tcp == "ns3")
+			return Socket::CreateSocket(n.Get(i), TcpSocketFactory::GetTypeId());
+		return LinuxTcpSocket::Create(n.Get(i));
+	};
+	Ptr<Socket> l = sock(1);
+	l->Bind(InetSocketAddress(Ipv4Address::GetAny(), 5000));
+	l->Listen();
+	l->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address &>(),
+			     MakeCallback(+[](Ptr<Socket> s, const Address &) {
+				     s->SetRecvCallback(MakeCallback(+[](Ptr<Socket> r) {
+					     while (r->Recv())
+						     ;
+				     }));
+			     }));
+
+	g_run.tx = sock(0);
+	g_run.tx->Bind();
+	g_run.tx->TraceConnectWithoutContext("Tx", MakeCallback(&OnTx));
+	g_run.tx->TraceConnectWithoutContext("HighestRxAck", MakeCallback(&OnAck));
+	g_run.tx->TraceConnectWithoutContext(
+		"CongState", MakeCallback(+[](TcpSocketState::TcpCongState_t,
+					      TcpSocketState::TcpCongState_t now) {
+			g_run.rtos += now == TcpSocketState::CA_LOSS;
+		}));
+	/* Once the nodes are initialized, when the simulation runs. */
+	Simulator::Schedule(MilliSeconds(1), [&ifs]() {
+		g_run.tx->Connect(InetSocketAddress(ifs.GetAddress(1), 5000));
+	});
+
+	Simulator::Schedule(MilliSeconds(10), &Write, 1);
+	Simulator::Schedule(MilliSeconds(30), &Write, 20);
+	Simulator::Schedule(MilliSeconds(150), +[]() {
+		g_run.em->firstB = g_run.bytes;
+		g_run.inB = true;
+		g_run.startB = Simulator::Now();
+		Write(kSegsB);
+	});
+	Simulator::Stop(Seconds(5));
+	Simulator::Run();
+
+	std::ostringstream js;
+	js << "{\"tcp\": \"" << tcp << "\", \"rtt_us\": " << rttUs
+	   << ", \"ack_q_us\": " << Us(g_run.ackQ - g_run.sentQ)
+	   << ", \"ack_c_us\": " << (g_run.ackC.IsZero() ? -1 : Us(g_run.ackC - g_run.sentC))
+	   << ", \"rtos\": " << g_run.rtos
+	   << ", \"done_b_us\": " << (g_run.doneB.IsZero() ? -1 : Us(g_run.doneB - g_run.startB))
+	   << ", \"sends_b\": [";
+	for (size_t i = 0; i < g_run.sendsB.size(); i++)
+		js << (i ? ", " : "") << "[" << Us(g_run.sendsB[i].first - g_run.startB) << ", "
+		   << g_run.sendsB[i].second << "]";
+	js << "], \"acks_b\": [";
+	for (size_t i = 0; i < g_run.acksB.size(); i++)
+		js << (i ? ", " : "") << Us(g_run.acksB[i] - g_run.startB);
+	js << "]}";
+	std::cout << js.str() << std::endl;
+	Simulator::Destroy();
+	return 0;
+}
