@@ -624,14 +624,14 @@ void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
 			k->sndNxt = v;
 		}, ss));
 	/*
-	 * "RTT" traces ns-3's smoothed RTT, the kernel's srtt already (a 1/8
-	 * moving average from the first sample on), which the module reads
-	 * once.  ns-3's TCP, as the results before --tcp ran, averaged it
-	 * once more.
+	 * The module reads srtt_us >> 3 once: the Linux socket's "SRTT".
+	 * ns-3's TCP, as the results before --tcp ran, averaged its "RTT"
+	 * once more, a smoothed RTT already (and of samples from
+	 * timestamps of a millisecond).
 	 */
 	if (m_o.tcp == "linux")
 		s->TraceConnectWithoutContext(
-			"RTT", MakeBoundCallback(+[](SockState *k, Time, Time srtt) {
+			"SRTT", MakeBoundCallback(+[](SockState *k, Time, Time srtt) {
 				k->srttNs = srtt.GetNanoSeconds();
 			}, ss));
 	else

@@ -10,8 +10,10 @@
 #include "ns3/rtt-estimator.h"
 #include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-l4-protocol.h"
+#include "ns3/tcp-option-ts.h"
 #include "ns3/tcp-recovery-ops.h"
 #include "ns3/tcp-rx-buffer.h"
+#include "ns3/tcp-tx-buffer.h"
 #include "ns3/uinteger.h"
 
 #include "linux-dctcp.h"
@@ -36,7 +38,13 @@ TypeId LinuxTcpSocket::GetTypeId()
 						  "do not share their timer interrupts",
 						  TimeValue(Time(0)),
 						  MakeTimeAccessor(&LinuxTcpSocket::m_tickPhase),
-						  MakeTimeChecker(Time(0)));
+						  MakeTimeChecker(Time(0)))
+				    .AddTraceSource("SRTT",
+						    "The smoothed RTT as tcp_sock's srtt_us >> 3: from "
+						    "samples to the microsecond, where ns-3's \"RTT\" "
+						    "takes them from timestamps of a millisecond",
+						    MakeTraceSourceAccessor(&LinuxTcpSocket::m_srtt),
+						    "ns3::TracedValueCallback::Time");
 	return tid;
 }
 
@@ -114,6 +122,120 @@ Time LinuxTcpSocket::TimerDelay(uint64_t expires) const
 		shift += 3;
 	uint64_t bucket = ((expires >> shift) + 1) << shift;
 	return JiffyStart(bucket) - Simulator::Now();
+}
+
+/* ---- the RTO (net/ipv4/tcp_input.c, tcp_timer.c) ---- */
+
+/*
+ * tcp_rtt_estimator() of a sample at the ACK of @una: srtt the 1/8 average, mdev 4 x the 1/4 average of
+ * the deviation (a fall in the RTT counts 1/8 as much), rttvar the
+ * largest mdev of the last round trip but at least rto_min, decaying by
+ * a quarter per round trip.
+ */
+void LinuxTcpSocket::LinuxRttEstimator(uint64_t mrttUs, SequenceNumber32 una)
+{
+	int64_t m = static_cast<int64_t>(mrttUs);
+	uint64_t rtoMinUs = m_minRto.GetMicroSeconds();
+
+	if (m_srttUs8) {
+		m -= static_cast<int64_t>(m_srttUs8 >> 3);
+		m_srttUs8 += m;
+		if (m < 0) {
+			m = -m;
+			m -= static_cast<int64_t>(m_mdevUs >> 2);
+			if (m > 0)
+				m >>= 3;
+		} else {
+			m -= static_cast<int64_t>(m_mdevUs >> 2);
+		}
+		m_mdevUs += m;
+		if (m_mdevUs > m_mdevMaxUs) {
+			m_mdevMaxUs = m_mdevUs;
+			m_rttvarUs = std::max(m_rttvarUs, m_mdevMaxUs);
+		}
+		if (una > m_rttSeq) {
+			if (m_mdevMaxUs < m_rttvarUs)
+				m_rttvarUs -= (m_rttvarUs - m_mdevMaxUs) >> 2;
+			m_rttSeq = m_tcb->m_highTxMark;
+			m_mdevMaxUs = rtoMinUs;
+		}
+	} else {
+		m_srttUs8 = mrttUs << 3;
+		m_mdevUs = mrttUs << 1;
+		m_rttvarUs = std::max(m_mdevUs, rtoMinUs);
+		m_mdevMaxUs = m_rttvarUs;
+		m_rttSeq = m_tcb->m_highTxMark;
+	}
+	m_srttUs8 = std::max<uint64_t>(m_srttUs8, 1);
+	m_srtt = MicroSeconds(m_srttUs8 >> 3);
+	/* tcp_set_rto(): __tcp_set_rto(), bounded by TCP_RTO_MAX (120 s) */
+	m_icskRto = std::min<uint64_t>(UsecsToJiffies((m_srttUs8 >> 3) + m_rttvarUs), 120 * m_hz);
+}
+
+/* icsk_rto; TCP_TIMEOUT_INIT (1 s) before the first RTT sample */
+uint64_t LinuxTcpSocket::RtoJiffies() const
+{
+	return m_icskRto ? m_icskRto : m_hz;
+}
+
+/*
+ * The samples tcp_ack_update_rtt() takes: the oldest segment this ACK
+ * covers that was sent once (ns-3's RTT history), else, as with
+ * timestamps on Linux does after a retransmission, the echoed timestamp
+ * (ms, at least 1); the handshake's from the SYN or SYN-ACK
+ * (tcp_synack_rtt_meas()).  A valid sample resets the back-off.  ns-3's
+ * own estimator still runs: its mean is the srtt the model reads.
+ */
+void LinuxTcpSocket::EstimateRtt(const TcpHeader &th)
+{
+	SequenceNumber32 ack = th.GetAckNumber();
+	int64_t us = -1;
+
+	if (m_state == SYN_SENT || m_state == SYN_RCVD) {
+		if (!m_synSent.IsZero() && m_synSent != Time::Max())
+			us = (Simulator::Now() - m_synSent).GetMicroSeconds();
+	} else if (ack > m_txBuffer->HeadSequence()) {
+		if (!m_history.empty() && !m_history.front().retx &&
+		    ack >= m_history.front().seq + SequenceNumber32(m_history.front().count)) {
+			us = (Simulator::Now() - m_history.front().time).GetMicroSeconds();
+		} else if (m_timestampEnabled && th.HasOption(TcpOption::TS)) {
+			Ptr<const TcpOptionTS> ts =
+				DynamicCast<const TcpOptionTS>(th.GetOption(TcpOption::TS));
+
+			us = std::max<int64_t>(
+				TcpOptionTS::ElapsedTimeFromTsValue(ts->GetEcho()).GetMilliSeconds(), 1) * 1000;
+		}
+	}
+	TcpSocketBase::EstimateRtt(th);
+	if (us >= 0)
+		LinuxRttEstimator(std::max<int64_t>(us, 1), ack);
+}
+
+/* The retransmit timer from now, on the jiffies (tcp_rearm_rto()). */
+void LinuxTcpSocket::ArmRto()
+{
+	m_retxEvent.Cancel();
+	m_rto = TimerDelay(Jiffies(Simulator::Now()) + RtoJiffies());
+	m_retxEvent = Simulator::Schedule(m_rto, &LinuxTcpSocket::ReTxTimeout, this);
+}
+
+/* ns-3 restarts the timer on an ACK of new data, as Linux does. */
+void LinuxTcpSocket::NewAck(const SequenceNumber32 &seq, bool resetRTO)
+{
+	TcpSocketBase::NewAck(seq, resetRTO);
+	if (m_retxEvent.IsRunning() && resetRTO && m_state != SYN_RCVD)
+		ArmRto();
+}
+
+/*
+ * tcp_retransmit_timer(): the RTO doubles, up to TCP_RTO_MAX, and the
+ * retransmission arms it again (through SendDataPacket()).
+ */
+void LinuxTcpSocket::ReTxTimeout()
+{
+	if (m_state != SYN_SENT && m_state != SYN_RCVD && m_txBuffer->Size())
+		m_icskRto = std::min<uint64_t>(RtoJiffies() << 1, 120 * m_hz);
+	TcpSocketBase::ReTxTimeout();
 }
 
 /* ---- delayed ACKs (net/ipv4/tcp_input.c, tcp_output.c) ---- */
@@ -287,6 +409,9 @@ void LinuxTcpSocket::AckSent()
 
 void LinuxTcpSocket::SendEmptyPacket(uint8_t flags)
 {
+	/* Karn: a resent SYN gives no sample. */
+	if (flags & TcpHeader::SYN)
+		m_synSent = m_synSent.IsZero() ? Simulator::Now() : Time::Max();
 	TcpSocketBase::SendEmptyPacket(flags);
 	if ((flags & TcpHeader::ACK) && !(flags & TcpHeader::SYN))
 		AckSent();
@@ -294,6 +419,9 @@ void LinuxTcpSocket::SendEmptyPacket(uint8_t flags)
 
 uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck)
 {
+	/* What ns-3 arms the retransmit timer with, if none runs. */
+	if (!m_retxEvent.IsRunning())
+		m_rto = TimerDelay(Jiffies(Simulator::Now()) + RtoJiffies());
 	uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
 
 	if (withAck)

@@ -14,6 +14,7 @@
 #define DESYNC_LINUX_TCP_SOCKET_H
 
 #include "ns3/tcp-socket-base.h"
+#include "ns3/traced-value.h"
 
 namespace ns3
 {
@@ -40,6 +41,9 @@ class LinuxTcpSocket : public TcpSocketBase
 	void SendEmptyPacket(uint8_t flags) override;
 	uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override;
 	void DelAckTimeout() override;
+	void EstimateRtt(const TcpHeader &tcpHeader) override;
+	void NewAck(const SequenceNumber32 &seq, bool resetRTO) override;
+	void ReTxTimeout() override;
 
   private:
 	/* The host's jiffies at @t, and when jiffy @j begins. */
@@ -48,6 +52,10 @@ class LinuxTcpSocket : public TcpSocketBase
 	uint64_t UsecsToJiffies(uint64_t us) const;
 	/* How long until a timer armed now for jiffy @expires runs. */
 	Time TimerDelay(uint64_t expires) const;
+
+	void LinuxRttEstimator(uint64_t mrttUs, SequenceNumber32 una);
+	uint64_t RtoJiffies() const;
+	void ArmRto();
 
 	void DataRecvEvent();
 	void IncrQuickAck(uint32_t max);
@@ -59,6 +67,15 @@ class LinuxTcpSocket : public TcpSocketBase
 	uint32_t m_hz = 250;
 	Time m_tickPhase;		/* where in its tick the host's clock starts */
 	uint64_t m_icskRto = 0;	/* icsk_rto in jiffies; 0 until set */
+
+	/* tcp_sock's RTT estimator, as tcp_rtt_estimator() keeps it */
+	uint64_t m_srttUs8 = 0;	/* srtt_us: 8 x the smoothed RTT */
+	TracedValue<Time> m_srtt;	/* srtt_us >> 3, as the qdisc reads it */
+	uint64_t m_mdevUs = 0;		/* 4 x the mean deviation */
+	uint64_t m_mdevMaxUs = 0;
+	uint64_t m_rttvarUs = 0;
+	SequenceNumber32 m_rttSeq;
+	Time m_synSent;		/* when the SYN or SYN-ACK left, once */
 
 	/* icsk_ack: the receiver's delayed-ACK state */
 	uint32_t m_quick = 0;		/* ACKs left in quickack mode */

@@ -10,7 +10,7 @@
  * of B's segments left and when the ACKs came, for tcp-unit.sh to hold
  * against Linux's formulas.
  *
- * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--drop=SEG:NTH,...]
+ * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] [--drop=SEG:NTH,...]
  */
 #include <cstdlib>
 #include <iostream>
@@ -79,6 +79,8 @@ struct Run {
 	std::vector<std::pair<Time, uint32_t>> sendsB;	/* time, segment */
 	std::vector<Time> acksB;
 	uint32_t rtos = 0;
+	Time srtt;		/* the socket's smoothed RTT */
+	Time srttAtRetx;	/* ... when B's first resend left */
 };
 
 Run g_run;
@@ -97,8 +99,11 @@ void OnTx(Ptr<const Packet> p, const TcpHeader &th, Ptr<const TcpSocketBase>)
 		return;
 	if (rel == 0 && g_run.sentQ.IsZero())
 		g_run.sentQ = Simulator::Now();
-	if (g_run.inB && rel >= g_run.em->firstB)
+	if (g_run.inB && rel >= g_run.em->firstB) {
+		if (g_run.sendsB.size() == kSegsB)
+			g_run.srttAtRetx = g_run.srtt;
 		g_run.sendsB.push_back({ Simulator::Now(), (rel - g_run.em->firstB) / kMss + 1 });
+	}
 	if (rel == g_run.bytes - kMss && g_run.bytes == g_run.em->firstB + (kSegsB + 1) * kMss)
 		g_run.sentC = Simulator::Now();
 }
@@ -150,7 +155,7 @@ double Us(Time t)
 int main(int argc, char **argv)
 {
 	std::string tcp = "linux", drops;
-	uint64_t rttUs = 5000;
+	uint64_t rttUs = 5000, phaseUs = 0;
 
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
@@ -159,10 +164,12 @@ int main(int argc, char **argv)
 			tcp = a.substr(6);
 		} else if (a.rfind("--rtt=", 0) == 0 && std::atoll(a.c_str() + 6) >= 10) {
 			rttUs = std::atoll(a.c_str() + 6);
+		} else if (a.rfind("--phase=", 0) == 0 && std::atoll(a.c_str() + 8) < 4000) {
+			phaseUs = std::atoll(a.c_str() + 8);
 		} else if (a.rfind("--drop=", 0) == 0) {
 			drops = a.substr(7);
 		} else {
-			std::cerr << "usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] "
+			std::cerr << "usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] "
 				     "[--drop=SEG:NTH,...]\n";
 			return 2;
 		}
@@ -197,7 +204,10 @@ int main(int argc, char **argv)
 	auto sock = [&](uint32_t i) {
 		if (tcp == "ns3")
 			return Socket::CreateSocket(n.Get(i), TcpSocketFactory::GetTypeId());
-		return LinuxTcpSocket::Create(n.Get(i));
+		Ptr<Socket> s = LinuxTcpSocket::Create(n.Get(i));
+
+		s->SetAttribute("TickPhase", TimeValue(MicroSeconds(phaseUs)));
+		return s;
 	};
 	Ptr<Socket> l = sock(1);
 	l->Bind(InetSocketAddress(Ipv4Address::GetAny(), 5000));
@@ -214,6 +224,8 @@ int main(int argc, char **argv)
 	g_run.tx->Bind();
 	g_run.tx->TraceConnectWithoutContext("Tx", MakeCallback(&OnTx));
 	g_run.tx->TraceConnectWithoutContext("HighestRxAck", MakeCallback(&OnAck));
+	g_run.tx->TraceConnectWithoutContext(
+		tcp == "ns3" ? "RTT" : "SRTT", MakeCallback(+[](Time, Time v) { g_run.srtt = v; }));
 	g_run.tx->TraceConnectWithoutContext(
 		"CongState", MakeCallback(+[](TcpSocketState::TcpCongState_t,
 					      TcpSocketState::TcpCongState_t now) {
@@ -239,12 +251,17 @@ int main(int argc, char **argv)
 	js << "{\"tcp\": \"" << tcp << "\", \"rtt_us\": " << rttUs
 	   << ", \"ack_q_us\": " << Us(g_run.ackQ - g_run.sentQ)
 	   << ", \"ack_c_us\": " << (g_run.ackC.IsZero() ? -1 : Us(g_run.ackC - g_run.sentC))
-	   << ", \"rtos\": " << g_run.rtos
+	   << ", \"rtos\": " << g_run.rtos << ", \"srtt_retx_us\": " << Us(g_run.srttAtRetx)
 	   << ", \"done_b_us\": " << (g_run.doneB.IsZero() ? -1 : Us(g_run.doneB - g_run.startB))
 	   << ", \"sends_b\": [";
 	for (size_t i = 0; i < g_run.sendsB.size(); i++)
 		js << (i ? ", " : "") << "[" << Us(g_run.sendsB[i].first - g_run.startB) << ", "
 		   << g_run.sendsB[i].second << "]";
+	/* Where in its jiffy (HZ 250, from --phase) each resend left. */
+	js << "], \"resend_in_tick_us\": [";
+	for (size_t i = kSegsB; i < g_run.sendsB.size(); i++)
+		js << (i > kSegsB ? ", " : "")
+		   << (g_run.sendsB[i].first.GetNanoSeconds() / 1000 + 4000 - phaseUs) % 4000;
 	js << "], \"acks_b\": [";
 	for (size_t i = 0; i < g_run.acksB.size(); i++)
 		js << (i ? ", " : "") << Us(g_run.acksB[i] - g_run.startB);

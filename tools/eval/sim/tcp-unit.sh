@@ -15,6 +15,7 @@ SIM_DIR=$(dirname "$(readlink -f "$0")")
 UNIT=$SIM_DIR/tcp-unit
 TCP=${1:-linux}
 RTT_US=5000
+PHASE_US=1234
 pass=0
 fail=0
 
@@ -47,7 +48,7 @@ below()
 # Python expression $2 over the JSON object of a tcp-unit run with $1.
 run()
 {
-	"$UNIT" --tcp="$TCP" --rtt=$RTT_US $1 |
+	"$UNIT" --tcp="$TCP" --rtt=$RTT_US --phase=$PHASE_US $1 |
 		/usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); print(round(eval(sys.argv[1])))' "$2"
 }
 
@@ -66,6 +67,24 @@ below "first segment ACKed at once (quickack)" \
 # (tcp_send_delayed_ack()).
 check "lone segment ACKed after the delayed-ACK timeout" \
 	"$(run "" "j['ack_c_us'] - j['rtt_us']")" "$(jiffies_us 10)"
+
+# Resends of B: their times after B's start, the last ACK before the
+# first, and the RTO in jiffies that __tcp_set_rto() gives the sender's
+# srtt then: srtt + rttvar, rttvar at least rto_min (200 ms).
+T1="j['sends_b'][20][0]"
+T2="j['sends_b'][21][0]"
+TACK="max(a for a in j['acks_b'] if a < $T1)"
+RTO_J="-(-(j['srtt_retx_us'] + 200000) // 4000)"
+
+# The last segment lost twice: it waits for the RTO, then for twice
+# that (tcp_retransmit_timer()), each on the jiffies.
+LOST2=--drop=20:1,20:2
+check "tail resent after the RTO, srtt + rto_min" \
+	"$(run $LOST2 "$T1 - $TACK")" "$(run $LOST2 "($RTO_J * 2 + 1) * 2000")"
+check "resent again after twice the RTO" \
+	"$(run $LOST2 "$T2 - $T1")" "$(run $LOST2 "($RTO_J * 4 + 1) * 2000")"
+below "timeouts run at the start of a jiffy of the host's clock" \
+	"$(run $LOST2 "max(j['resend_in_tick_us'])")" 1
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
