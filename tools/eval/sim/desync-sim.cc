@@ -144,6 +144,7 @@ class Cluster
 	Ptr<UniformRandomVariable> m_rng;
 	Time m_t0;
 	uint64_t m_rtos = 0;
+	uint64_t m_probes = 0;	/* tail loss probes (--tcp=linux) */
 	uint64_t m_linkLosses = 0;
 	uint32_t m_jobsDone = 0;
 	uint32_t m_connected = 0;
@@ -618,6 +619,9 @@ void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
 		"HighestRxAck", MakeBoundCallback(+[](SockState *k, SequenceNumber32, SequenceNumber32 v) {
 			k->una = v;
 		}, ss));
+	if (m_o.tcp == "linux")
+		s->TraceConnectWithoutContext(
+			"LossProbe", MakeBoundCallback(+[](uint64_t *n) { ++*n; }, &m_probes));
 	s->TraceConnectWithoutContext(
 		"HighestSequence", MakeBoundCallback(+[](SockState *k, SequenceNumber32,
 							  SequenceNumber32 v) {
@@ -903,7 +907,8 @@ void Cluster::Report(double wallS)
 	js << "], \"iter_us\": [";
 	for (size_t i = 0; i < iters.size(); i++)
 		js << (i ? ", " : "") << iters[i];
-	js << "], \"rtos\": " << m_rtos << ", \"drops\": " << drops
+	js << "], \"rtos\": " << m_rtos << ", \"probes\": " << m_probes
+	   << ", \"drops\": " << drops
 	   << ", \"ce_marks\": " << marks << ", \"queue_peak_bytes\": " << peak
 	   << ", \"switch_buffer\": \"" << (m_o.sharedBuf ? "shared" : "static")
 	   << "\", \"shared_buffer\": " << (m_o.sharedBuf ? m_o.sharedBuffer : 0)

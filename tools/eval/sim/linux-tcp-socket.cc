@@ -44,7 +44,10 @@ TypeId LinuxTcpSocket::GetTypeId()
 						    "samples to the microsecond, where ns-3's \"RTT\" "
 						    "takes them from timestamps of a millisecond",
 						    MakeTraceSourceAccessor(&LinuxTcpSocket::m_srtt),
-						    "ns3::TracedValueCallback::Time");
+						    "ns3::TracedValueCallback::Time")
+				    .AddTraceSource("LossProbe", "A tail loss probe left",
+						    MakeTraceSourceAccessor(&LinuxTcpSocket::m_probeTrace),
+						    "ns3::TracedCallback::Void");
 	return tid;
 }
 
@@ -235,7 +238,151 @@ void LinuxTcpSocket::ReTxTimeout()
 {
 	if (m_state != SYN_SENT && m_state != SYN_RCVD && m_txBuffer->Size())
 		m_icskRto = std::min<uint64_t>(RtoJiffies() << 1, 120 * m_hz);
+	/* The timeout ends the probe's episode; the timer was the probe's too. */
+	m_tlpOut = false;
+	m_probeAt = Time(0);
 	TcpSocketBase::ReTxTimeout();
+}
+
+/* ---- the tail loss probe (net/ipv4/tcp_output.c, tcp_input.c) ---- */
+
+/*
+ * tcp_schedule_loss_probe(): with data out, SACK on and the socket open
+ * (or in CWR), probe after 2 srtt plus TCP_TIMEOUT_MIN (2 ms), or plus
+ * rto_min with one segment out (its ACK may be a delayed one), 1 s
+ * without an srtt; never after the RTO would run: @advancingRto, on an
+ * ACK, the whole RTO from now, else what is left of the running one.
+ * The probe shares Linux's one transmit timer with the RTO; here the
+ * RTO keeps its own event, which the probe, always due first, restarts
+ * when it leaves (tcp_rearm_rto()).
+ */
+bool LinuxTcpSocket::ScheduleLossProbe(bool advancingRto)
+{
+	uint32_t mss = m_tcb->m_segmentSize;
+	uint32_t out = m_tcb->m_highTxMark.Get() - m_txBuffer->HeadSequence();
+	uint64_t timeout, rtoDeltaUs;
+
+	if (!out || !m_sackEnabled ||
+	    (m_tcb->m_congState != TcpSocketState::CA_OPEN &&
+	     m_tcb->m_congState != TcpSocketState::CA_CWR)) {
+		m_probeAt = Time(0);
+		return false;
+	}
+	if (m_srttUs8) {
+		uint64_t us = m_srttUs8 >> 2;
+
+		us += out <= mss ? m_minRto.GetMicroSeconds() : 2000;
+		timeout = UsecsToJiffies(us);
+	} else {
+		timeout = m_hz;
+	}
+	if (advancingRto)
+		rtoDeltaUs = RtoJiffies() * 1000000 / m_hz;
+	else
+		rtoDeltaUs = Simulator::GetDelayLeft(m_retxEvent).GetMicroSeconds();
+	if (rtoDeltaUs > 0)
+		timeout = std::min(timeout, UsecsToJiffies(rtoDeltaUs));
+
+	/* One event, moved only when the probe falls due earlier. */
+	m_probeAt = Simulator::Now() + TimerDelay(Jiffies(Simulator::Now()) + timeout);
+	if (!m_probeEvent.IsRunning() || m_probeEventAt > m_probeAt) {
+		m_probeEvent.Cancel();
+		m_probeEventAt = m_probeAt;
+		m_probeEvent = Simulator::Schedule(m_probeAt - Simulator::Now(),
+						   &LinuxTcpSocket::LossProbeTimer, this);
+	}
+	return true;
+}
+
+void LinuxTcpSocket::LossProbeTimer()
+{
+	if (m_probeAt.IsZero())
+		return;
+	if (Simulator::Now() < m_probeAt) {
+		m_probeEventAt = m_probeAt;
+		m_probeEvent = Simulator::Schedule(m_probeAt - Simulator::Now(),
+						   &LinuxTcpSocket::LossProbeTimer, this);
+		return;
+	}
+	m_probeAt = Time(0);
+	SendLossProbe();
+}
+
+/*
+ * tcp_send_loss_probe(): at most one probe out; a new segment if the
+ * peer's window has room (the congestion window does not count), else
+ * the last segment sent again.  The RTO then runs from now.
+ */
+void LinuxTcpSocket::SendLossProbe()
+{
+	uint32_t mss = m_tcb->m_segmentSize;
+	SequenceNumber32 una = m_txBuffer->HeadSequence();
+	SequenceNumber32 next = m_tcb->m_nextTxSequence;
+	uint32_t out = m_tcb->m_highTxMark.Get() - una;
+	uint32_t unsent = m_txBuffer->SizeFromSequence(next);
+	uint32_t sz;
+
+	if (!out || m_tlpOut || (m_tcb->m_congState != TcpSocketState::CA_OPEN &&
+				 m_tcb->m_congState != TcpSocketState::CA_CWR))
+		return;
+	m_inProbe = true;
+	if (unsent && next == m_tcb->m_highTxMark &&
+	    una + SequenceNumber32(m_rWnd) >= next + SequenceNumber32(std::min(unsent, mss))) {
+		sz = SendDataPacket(next, std::min(unsent, mss), true);
+		m_tcb->m_nextTxSequence += sz;
+		m_tlpRetrans = false;
+	} else {
+		uint32_t last = out % mss ? out % mss : mss;
+
+		SendDataPacket(m_tcb->m_highTxMark.Get() - last, last, true);
+		m_tlpRetrans = true;
+	}
+	m_inProbe = false;
+	m_probeTrace();
+	m_tlpOut = true;
+	m_tlpHighSeq = m_tcb->m_highTxMark;
+	ArmRto();
+}
+
+/*
+ * tcp_process_tlp_ack(): an ACK beyond the probe's snd_nxt after a
+ * resent probe says the probe repaired a loss: the window is reduced
+ * once, as tcp_init_cwnd_reduction() and tcp_end_cwnd_reduction() do;
+ * an ACK of a new-data probe, or a pure duplicate ACK (both copies
+ * arrived), ends the episode with no reduction.
+ */
+void LinuxTcpSocket::ProcessTlpAck(SequenceNumber32 ack, bool advanced, bool dupack)
+{
+	if (!m_tlpOut || ack < m_tlpHighSeq)
+		return;
+	if (!m_tlpRetrans) {
+		m_tlpOut = false;
+	} else if (ack > m_tlpHighSeq) {
+		m_tcb->m_ssThresh = m_congestionControl->GetSsThresh(m_tcb, BytesInFlight());
+		m_tcb->m_cWnd = m_tcb->m_ssThresh;
+		m_tlpOut = false;
+	} else if (!advanced && dupack) {
+		m_tlpOut = false;
+	}
+}
+
+/*
+ * tcp_ack(): the probe's episode first, then, for an ACK of new data,
+ * the probe timer again (tcp_set_xmit_timer(); ns-3 has restarted the
+ * RTO in NewAck()).
+ */
+void LinuxTcpSocket::ReceivedAck(Ptr<Packet> p, const TcpHeader &th)
+{
+	SequenceNumber32 una = m_txBuffer->HeadSequence();
+	SequenceNumber32 ack = th.GetAckNumber();
+	bool dupack = ack == una && !p->GetSize() && !th.HasOption(TcpOption::SACK);
+
+	TcpSocketBase::ReceivedAck(p, th);
+	if (m_state == CLOSED || m_state == TIME_WAIT)
+		return;
+	ProcessTlpAck(ack, ack > una, dupack);
+	if (ack > una)
+		ScheduleLossProbe(true);
 }
 
 /* ---- delayed ACKs (net/ipv4/tcp_input.c, tcp_output.c) ---- */
@@ -419,11 +566,16 @@ void LinuxTcpSocket::SendEmptyPacket(uint8_t flags)
 
 uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck)
 {
+	bool fresh = seq >= m_tcb->m_highTxMark;
+
 	/* What ns-3 arms the retransmit timer with, if none runs. */
 	if (!m_retxEvent.IsRunning())
 		m_rto = TimerDelay(Jiffies(Simulator::Now()) + RtoJiffies());
 	uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
 
+	/* tcp_write_xmit(): new data, but not a probe, schedules a probe. */
+	if (fresh && !m_inProbe && m_state != SYN_SENT && m_state != SYN_RCVD)
+		ScheduleLossProbe(false);
 	if (withAck)
 		AckSent();
 	return sz;

@@ -14,6 +14,7 @@
 #define DESYNC_LINUX_TCP_SOCKET_H
 
 #include "ns3/tcp-socket-base.h"
+#include "ns3/traced-callback.h"
 #include "ns3/traced-value.h"
 
 namespace ns3
@@ -44,6 +45,7 @@ class LinuxTcpSocket : public TcpSocketBase
 	void EstimateRtt(const TcpHeader &tcpHeader) override;
 	void NewAck(const SequenceNumber32 &seq, bool resetRTO) override;
 	void ReTxTimeout() override;
+	void ReceivedAck(Ptr<Packet> packet, const TcpHeader &tcpHeader) override;
 
   private:
 	/* The host's jiffies at @t, and when jiffy @j begins. */
@@ -56,6 +58,11 @@ class LinuxTcpSocket : public TcpSocketBase
 	void LinuxRttEstimator(uint64_t mrttUs, SequenceNumber32 una);
 	uint64_t RtoJiffies() const;
 	void ArmRto();
+
+	bool ScheduleLossProbe(bool advancingRto);
+	void LossProbeTimer();
+	void SendLossProbe();
+	void ProcessTlpAck(SequenceNumber32 ack, bool advanced, bool dupack);
 
 	void DataRecvEvent();
 	void IncrQuickAck(uint32_t max);
@@ -76,6 +83,16 @@ class LinuxTcpSocket : public TcpSocketBase
 	uint64_t m_rttvarUs = 0;
 	SequenceNumber32 m_rttSeq;
 	Time m_synSent;		/* when the SYN or SYN-ACK left, once */
+
+	/* the tail loss probe (tp->tlp_*, ICSK_TIME_LOSS_PROBE) */
+	EventId m_probeEvent;
+	Time m_probeEventAt;		/* when m_probeEvent runs */
+	Time m_probeAt;		/* when the probe is due; 0: none */
+	bool m_tlpOut = false;		/* tlp_high_seq is set */
+	bool m_tlpRetrans = false;
+	bool m_inProbe = false;
+	SequenceNumber32 m_tlpHighSeq;
+	TracedCallback<> m_probeTrace;	/* LINUX_MIB_TCPLOSSPROBES */
 
 	/* icsk_ack: the receiver's delayed-ACK state */
 	uint32_t m_quick = 0;		/* ACKs left in quickack mode */

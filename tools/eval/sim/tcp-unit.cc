@@ -80,7 +80,7 @@ struct Run {
 	std::vector<Time> acksB;
 	uint32_t rtos = 0;
 	Time srtt;		/* the socket's smoothed RTT */
-	Time srttAtRetx;	/* ... when B's first resend left */
+	std::vector<Time> srttAtResend;	/* ... when each of B's resends left */
 };
 
 Run g_run;
@@ -100,8 +100,8 @@ void OnTx(Ptr<const Packet> p, const TcpHeader &th, Ptr<const TcpSocketBase>)
 	if (rel == 0 && g_run.sentQ.IsZero())
 		g_run.sentQ = Simulator::Now();
 	if (g_run.inB && rel >= g_run.em->firstB) {
-		if (g_run.sendsB.size() == kSegsB)
-			g_run.srttAtRetx = g_run.srtt;
+		if (g_run.sendsB.size() >= kSegsB)
+			g_run.srttAtResend.push_back(g_run.srtt);
 		g_run.sendsB.push_back({ Simulator::Now(), (rel - g_run.em->firstB) / kMss + 1 });
 	}
 	if (rel == g_run.bytes - kMss && g_run.bytes == g_run.em->firstB + (kSegsB + 1) * kMss)
@@ -251,12 +251,15 @@ int main(int argc, char **argv)
 	js << "{\"tcp\": \"" << tcp << "\", \"rtt_us\": " << rttUs
 	   << ", \"ack_q_us\": " << Us(g_run.ackQ - g_run.sentQ)
 	   << ", \"ack_c_us\": " << (g_run.ackC.IsZero() ? -1 : Us(g_run.ackC - g_run.sentC))
-	   << ", \"rtos\": " << g_run.rtos << ", \"srtt_retx_us\": " << Us(g_run.srttAtRetx)
+	   << ", \"rtos\": " << g_run.rtos
 	   << ", \"done_b_us\": " << (g_run.doneB.IsZero() ? -1 : Us(g_run.doneB - g_run.startB))
 	   << ", \"sends_b\": [";
 	for (size_t i = 0; i < g_run.sendsB.size(); i++)
 		js << (i ? ", " : "") << "[" << Us(g_run.sendsB[i].first - g_run.startB) << ", "
 		   << g_run.sendsB[i].second << "]";
+	js << "], \"srtt_resend_us\": [";
+	for (size_t i = 0; i < g_run.srttAtResend.size(); i++)
+		js << (i ? ", " : "") << Us(g_run.srttAtResend[i]);
 	/* Where in its jiffy (HZ 250, from --phase) each resend left. */
 	js << "], \"resend_in_tick_us\": [";
 	for (size_t i = kSegsB; i < g_run.sendsB.size(); i++)

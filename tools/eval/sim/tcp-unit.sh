@@ -68,23 +68,38 @@ below "first segment ACKed at once (quickack)" \
 check "lone segment ACKed after the delayed-ACK timeout" \
 	"$(run "" "j['ack_c_us'] - j['rtt_us']")" "$(jiffies_us 10)"
 
-# Resends of B: their times after B's start, the last ACK before the
-# first, and the RTO in jiffies that __tcp_set_rto() gives the sender's
-# srtt then: srtt + rttvar, rttvar at least rto_min (200 ms).
-T1="j['sends_b'][20][0]"
-T2="j['sends_b'][21][0]"
-TACK="max(a for a in j['acks_b'] if a < $T1)"
-RTO_J="-(-(j['srtt_retx_us'] + 200000) // 4000)"
+# Resend K of B (0 the first): when it left after B's start, the last
+# ACK before it, and in jiffies the RTO that __tcp_set_rto() gives the
+# sender's srtt then (srtt + rttvar, rttvar at least rto_min, 200 ms)
+# and the probe timeout of tcp_schedule_loss_probe() with more than one
+# segment out (2 srtt + TCP_TIMEOUT_MIN, 2 ms).
+t() { echo "j['sends_b'][$((20 + $1))][0]"; }
+tack() { echo "max(a for a in j['acks_b'] if a < $(t "$1"))"; }
+srtt() { echo "j['srtt_resend_us'][$1]"; }
+rto_j() { echo "(-(-($(srtt "$1") + 200000) // 4000))"; }
+pto_j() { echo "(-(-(2 * $(srtt "$1") + 2000) // 4000))"; }
+# A timer of J jiffies as it runs on average: armed within a jiffy, run
+# at the start of the one after its last.
+avg() { echo "($1 * 2 + 1) * 2000"; }
 
-# The last segment lost twice: it waits for the RTO, then for twice
-# that (tcp_retransmit_timer()), each on the jiffies.
-LOST2=--drop=20:1,20:2
-check "tail resent after the RTO, srtt + rto_min" \
-	"$(run $LOST2 "$T1 - $TACK")" "$(run $LOST2 "($RTO_J * 2 + 1) * 2000")"
+# The last segment lost once, with one more out: the probe resends it
+# after 2 srtt + 2 ms, not after the RTO, and its ACK ends the episode.
+TLP=--drop=20
+check "tail loss probe after 2 srtt + 2 ms" \
+	"$(run $TLP "$(t 0) - $(tack 0)")" "$(run $TLP "$(avg "$(pto_j 0)")")"
+check "the probe repairs the tail in one round trip" \
+	"$(run $TLP "j['done_b_us'] - $(t 0)")" $RTT_US
+below "no timeout where the probe repairs the loss" "$(run $TLP "j['rtos']")" 1
+
+# The probe lost too: the RTO, from the last ACK of new data on, then
+# twice that (tcp_retransmit_timer()), each at a jiffy of the host.
+LOST=--drop=20:1,20:2,20:3
+check "lost probe: resent after the RTO, srtt + rto_min" \
+	"$(run $LOST "$(t 1) - $(tack 1)")" "$(run $LOST "$(avg "$(rto_j 1)")")"
 check "resent again after twice the RTO" \
-	"$(run $LOST2 "$T2 - $T1")" "$(run $LOST2 "($RTO_J * 4 + 1) * 2000")"
+	"$(run $LOST "$(t 2) - $(t 1)")" "$(run $LOST "$(avg "2 * $(rto_j 1)")")"
 below "timeouts run at the start of a jiffy of the host's clock" \
-	"$(run $LOST2 "max(j['resend_in_tick_us'])")" 1
+	"$(run $LOST "max(j['resend_in_tick_us'][1:])")" 1
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
