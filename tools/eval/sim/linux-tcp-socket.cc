@@ -10,6 +10,7 @@
 #include "ns3/rtt-estimator.h"
 #include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-l4-protocol.h"
+#include "ns3/tcp-option-sack.h"
 #include "ns3/tcp-option-ts.h"
 #include "ns3/tcp-recovery-ops.h"
 #include "ns3/tcp-rx-buffer.h"
@@ -211,6 +212,8 @@ void LinuxTcpSocket::EstimateRtt(const TcpHeader &th)
 	}
 	TcpSocketBase::EstimateRtt(th);
 	if (us >= 0)
+		m_minRttLinux = std::min(m_minRttLinux, MicroSeconds(std::max<int64_t>(us, 1)));
+	if (us >= 0)
 		LinuxRttEstimator(std::max<int64_t>(us, 1), ack);
 }
 
@@ -380,9 +383,121 @@ void LinuxTcpSocket::ReceivedAck(Ptr<Packet> p, const TcpHeader &th)
 	TcpSocketBase::ReceivedAck(p, th);
 	if (m_state == CLOSED || m_state == TIME_WAIT)
 		return;
+	RackUpdate(th, ack);
+	/*
+	 * tcp_ack_is_dubious(): RACK looks for losses on SACKs and outside
+	 * the open state, not on a plain ACK of the next data.
+	 */
+	if (m_rackAdvanced &&
+	    (th.HasOption(TcpOption::SACK) || m_tcb->m_congState != TcpSocketState::CA_OPEN))
+		RackDetectLoss();
 	ProcessTlpAck(ack, ack > una, dupack);
 	if (ack > una)
 		ScheduleLossProbe(true);
+}
+
+/* ---- RACK (net/ipv4/tcp_recovery.c) ---- */
+
+/*
+ * tcp_rack_advance() for every segment this ACK delivers, cumulatively
+ * or by SACK: RACK's RTT and the send time of the latest-sent segment
+ * delivered.  A resent segment delivered sooner than min_rtt after its
+ * last transmission was the original's delivery, and says nothing.
+ */
+void LinuxTcpSocket::RackUpdate(const TcpHeader &th, SequenceNumber32 ack)
+{
+	TcpOptionSack::SackList blocks;
+	Time now = Simulator::Now();
+
+	if (th.HasOption(TcpOption::SACK))
+		blocks = DynamicCast<const TcpOptionSack>(th.GetOption(TcpOption::SACK))->GetSackList();
+	auto deliver = [&](const Seg &sg) {
+		Time rtt = now - sg.sent;
+
+		if (sg.retrans && rtt < m_minRttLinux)
+			return;
+		m_rackAdvanced = true;
+		m_rackRtt = rtt;
+		if (sg.sent > m_rackSent || (sg.sent == m_rackSent && sg.end > m_rackEnd)) {
+			m_rackSent = sg.sent;
+			m_rackEnd = sg.end;
+		}
+	};
+	for (auto it = m_segs.begin(); it != m_segs.end() && it->second.end <= ack;) {
+		if (!it->second.sacked)
+			deliver(it->second);
+		it = m_segs.erase(it);
+	}
+	for (const auto &b : blocks) {
+		for (auto it = m_segs.lower_bound(b.first);
+		     it != m_segs.end() && it->second.end <= b.second; ++it) {
+			if (it->second.sacked)
+				continue;
+			it->second.sacked = true;
+			deliver(it->second);
+		}
+	}
+}
+
+/*
+ * tcp_rack_detect_loss() and tcp_rack_mark_lost(): a segment sent
+ * before the latest one delivered is lost once RACK's RTT and the
+ * reordering window (min_rtt / 4, at most srtt; none in recovery or
+ * with three segments SACKed, tcp_rack_reo_wnd()) have passed since it
+ * left; for one not yet, the REO timer runs then (plus
+ * TCP_TIMEOUT_MIN_US).  ns-3 keeps its own scoreboard, which cannot be
+ * marked segment by segment: a loss found here starts fast recovery
+ * (tcp_enter_recovery()), whose first resend is the first hole and
+ * whose partial ACKs resend the next.
+ */
+bool LinuxTcpSocket::RackDetectLoss()
+{
+	Time now = Simulator::Now();
+	uint32_t sacked = 0;
+	bool lost = false;
+	Time wait(0);
+
+	m_rackAdvanced = false;
+	for (const auto &kv : m_segs)
+		sacked += kv.second.sacked;
+	Time reo = std::min(m_minRttLinux == Time::Max() ? Time(0) : m_minRttLinux / 4,
+			    MicroSeconds(m_srttUs8 >> 3));
+	if (m_tcb->m_congState >= TcpSocketState::CA_RECOVERY || sacked >= 3)
+		reo = Time(0);
+	for (const auto &kv : m_segs) {
+		const Seg &sg = kv.second;
+
+		if (sg.sacked ||
+		    !(m_rackSent > sg.sent || (m_rackSent == sg.sent && m_rackEnd > sg.end)))
+			continue;
+		Time remaining = m_rackRtt + reo - (now - sg.sent);
+		if (remaining <= Time(0))
+			lost = true;
+		else
+			wait = std::max(wait, remaining);
+	}
+	if (lost && (m_tcb->m_congState == TcpSocketState::CA_OPEN ||
+		     m_tcb->m_congState == TcpSocketState::CA_DISORDER ||
+		     m_tcb->m_congState == TcpSocketState::CA_CWR)) {
+		m_probeAt = Time(0);
+		EnterRecovery(0);
+		SendPendingData(m_connected);
+	}
+	if (!lost && wait > Time(0) && !m_reoEvent.IsRunning()) {
+		uint64_t j = UsecsToJiffies(wait.GetMicroSeconds() + 2000);
+
+		m_reoEvent = Simulator::Schedule(TimerDelay(Jiffies(now) + j),
+						 &LinuxTcpSocket::RackReoTimeout, this);
+	}
+	return lost;
+}
+
+/* tcp_rack_reo_timeout() */
+void LinuxTcpSocket::RackReoTimeout()
+{
+	if (m_state == CLOSED || m_state == TIME_WAIT || m_segs.empty())
+		return;
+	RackDetectLoss();
 }
 
 /* ---- delayed ACKs (net/ipv4/tcp_input.c, tcp_output.c) ---- */
@@ -572,6 +687,25 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, 
 	if (!m_retxEvent.IsRunning())
 		m_rto = TimerDelay(Jiffies(Simulator::Now()) + RtoJiffies());
 	uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+
+	/*
+	 * RACK's record: a new segment, or the segments out that this
+	 * resend covers, sent now.
+	 */
+	if (sz && fresh) {
+		m_segs[seq] = Seg{ seq + sz, Simulator::Now() };
+	} else if (sz) {
+		auto it = m_segs.upper_bound(seq);
+
+		if (it != m_segs.begin())
+			--it;
+		for (; it != m_segs.end() && it->first < seq + sz; ++it) {
+			if (it->second.end <= seq)
+				continue;
+			it->second.sent = Simulator::Now();
+			it->second.retrans = true;
+		}
+	}
 
 	/* tcp_write_xmit(): new data, but not a probe, schedules a probe. */
 	if (fresh && !m_inProbe && m_state != SYN_SENT && m_state != SYN_RCVD)

@@ -13,6 +13,8 @@
 #ifndef DESYNC_LINUX_TCP_SOCKET_H
 #define DESYNC_LINUX_TCP_SOCKET_H
 
+#include <map>
+
 #include "ns3/tcp-socket-base.h"
 #include "ns3/traced-callback.h"
 #include "ns3/traced-value.h"
@@ -64,6 +66,10 @@ class LinuxTcpSocket : public TcpSocketBase
 	void SendLossProbe();
 	void ProcessTlpAck(SequenceNumber32 ack, bool advanced, bool dupack);
 
+	void RackUpdate(const TcpHeader &th, SequenceNumber32 ack);
+	bool RackDetectLoss();
+	void RackReoTimeout();
+
 	void DataRecvEvent();
 	void IncrQuickAck(uint32_t max);
 	void EnterQuickAck(uint32_t max);
@@ -93,6 +99,21 @@ class LinuxTcpSocket : public TcpSocketBase
 	bool m_inProbe = false;
 	SequenceNumber32 m_tlpHighSeq;
 	TracedCallback<> m_probeTrace;	/* LINUX_MIB_TCPLOSSPROBES */
+
+	/* RACK (tp->rack): the segments out, by sequence, as the tsorted list */
+	struct Seg {
+		SequenceNumber32 end;
+		Time sent;		/* the last transmission */
+		bool retrans = false;
+		bool sacked = false;
+	};
+	std::map<SequenceNumber32, Seg> m_segs;
+	Time m_rackSent;		/* rack.mstamp */
+	SequenceNumber32 m_rackEnd;	/* rack.end_seq */
+	Time m_rackRtt;		/* rack.rtt_us */
+	bool m_rackAdvanced = false;
+	Time m_minRttLinux = Time::Max();	/* tcp_min_rtt(), of the socket's own samples */
+	EventId m_reoEvent;		/* ICSK_TIME_REO_TIMEOUT */
 
 	/* icsk_ack: the receiver's delayed-ACK state */
 	uint32_t m_quick = 0;		/* ACKs left in quickack mode */

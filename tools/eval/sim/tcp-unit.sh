@@ -91,6 +91,15 @@ check "the probe repairs the tail in one round trip" \
 	"$(run $TLP "j['done_b_us'] - $(t 0)")" $RTT_US
 below "no timeout where the probe repairs the loss" "$(run $TLP "j['rtos']")" 1
 
+# The last two lost: the probe resends the last, its SACK is the first
+# delivery sent after the other, which RACK then takes for lost one
+# round trip after the probe (the reordering window: min_rtt / 4 of
+# time already passed), and fast recovery resends it.
+RACK=--drop=19,20
+check "RACK: the probe's SACK has the other tail segment resent a round trip later" \
+	"$(run $RACK "$(t 1) - $(t 0)")" $RTT_US
+below "no timeout where RACK finds the loss" "$(run $RACK "j['rtos']")" 1
+
 # The probe lost too: the RTO, from the last ACK of new data on, then
 # twice that (tcp_retransmit_timer()), each at a jiffy of the host.
 LOST=--drop=20:1,20:2,20:3
