@@ -262,10 +262,12 @@ void LinuxTcpSocket::ReTxTimeout()
 bool LinuxTcpSocket::ScheduleLossProbe(bool advancingRto)
 {
 	uint32_t mss = m_tcb->m_segmentSize;
-	uint32_t out = m_tcb->m_highTxMark.Get() - m_txBuffer->HeadSequence();
+	SequenceNumber32 una = m_txBuffer->HeadSequence();
+	uint32_t out = m_tcb->m_highTxMark > una ? m_tcb->m_highTxMark.Get() - una : 0;
 	uint64_t timeout, rtoDeltaUs;
 
-	if (!out || !m_sackEnabled ||
+	/* Nothing out: none of the data, or only a FIN. */
+	if (!out || !m_txBuffer->Size() || !m_sackEnabled ||
 	    (m_tcb->m_congState != TcpSocketState::CA_OPEN &&
 	     m_tcb->m_congState != TcpSocketState::CA_CWR)) {
 		m_probeAt = Time(0);
@@ -321,11 +323,11 @@ void LinuxTcpSocket::SendLossProbe()
 	uint32_t mss = m_tcb->m_segmentSize;
 	SequenceNumber32 una = m_txBuffer->HeadSequence();
 	SequenceNumber32 next = m_tcb->m_nextTxSequence;
-	uint32_t out = m_tcb->m_highTxMark.Get() - una;
+	uint32_t out = m_tcb->m_highTxMark > una ? m_tcb->m_highTxMark.Get() - una : 0;
 	uint32_t unsent = m_txBuffer->SizeFromSequence(next);
 	uint32_t sz;
 
-	if (!out || m_tlpOut || (m_tcb->m_congState != TcpSocketState::CA_OPEN &&
+	if (!out || !m_txBuffer->Size() || m_tlpOut || (m_tcb->m_congState != TcpSocketState::CA_OPEN &&
 				 m_tcb->m_congState != TcpSocketState::CA_CWR))
 		return;
 	m_inProbe = true;
