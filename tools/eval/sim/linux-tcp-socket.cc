@@ -15,6 +15,7 @@
 #include "ns3/tcp-recovery-ops.h"
 #include "ns3/tcp-rx-buffer.h"
 #include "ns3/tcp-tx-buffer.h"
+#include "ns3/boolean.h"
 #include "ns3/uinteger.h"
 
 #include "linux-dctcp.h"
@@ -40,6 +41,14 @@ TypeId LinuxTcpSocket::GetTypeId()
 						  TimeValue(Time(0)),
 						  MakeTimeAccessor(&LinuxTcpSocket::m_tickPhase),
 						  MakeTimeChecker(Time(0)))
+				    .AddAttribute("Tlp", "Tail loss probes (net.ipv4.tcp_early_retrans 3)",
+						  BooleanValue(true),
+						  MakeBooleanAccessor(&LinuxTcpSocket::m_tlp),
+						  MakeBooleanChecker())
+				    .AddAttribute("Rack", "RACK's loss detection (net.ipv4.tcp_recovery 1)",
+						  BooleanValue(true),
+						  MakeBooleanAccessor(&LinuxTcpSocket::m_rack),
+						  MakeBooleanChecker())
 				    .AddTraceSource("SRTT",
 						    "The smoothed RTT as tcp_sock's srtt_us >> 3: from "
 						    "samples to the microsecond, where ns-3's \"RTT\" "
@@ -267,7 +276,7 @@ bool LinuxTcpSocket::ScheduleLossProbe(bool advancingRto)
 	uint64_t timeout, rtoDeltaUs;
 
 	/* Nothing out: none of the data, or only a FIN. */
-	if (!out || !m_txBuffer->Size() || !m_sackEnabled ||
+	if (!m_tlp || !out || !m_txBuffer->Size() || !m_sackEnabled ||
 	    (m_tcb->m_congState != TcpSocketState::CA_OPEN &&
 	     m_tcb->m_congState != TcpSocketState::CA_CWR)) {
 		m_probeAt = Time(0);
@@ -390,7 +399,7 @@ void LinuxTcpSocket::ReceivedAck(Ptr<Packet> p, const TcpHeader &th)
 	 * tcp_ack_is_dubious(): RACK looks for losses on SACKs and outside
 	 * the open state, not on a plain ACK of the next data.
 	 */
-	if (m_rackAdvanced &&
+	if (m_rack && m_rackAdvanced &&
 	    (th.HasOption(TcpOption::SACK) || m_tcb->m_congState != TcpSocketState::CA_OPEN))
 		RackDetectLoss();
 	ProcessTlpAck(ack, ack > una, dupack);
@@ -483,6 +492,33 @@ bool LinuxTcpSocket::RackDetectLoss()
 		     m_tcb->m_congState == TcpSocketState::CA_CWR)) {
 		m_probeAt = Time(0);
 		EnterRecovery(0);
+	}
+	if (lost) {
+		/*
+		 * tcp_xmit_retransmit_queue(): resend what is marked lost, the
+		 * lost resends too, as the window allows, at least one.
+		 * ns-3 takes a segment resent here as resent and does not
+		 * send it again itself.
+		 */
+		uint32_t budget = std::max(AvailableWindow(), m_tcb->m_segmentSize);
+		std::vector<std::pair<SequenceNumber32, uint32_t>> resend;
+
+		for (const auto &kv : m_segs) {
+			const Seg &sg = kv.second;
+
+			if (sg.sacked ||
+			    !(m_rackSent > sg.sent || (m_rackSent == sg.sent && m_rackEnd > sg.end)) ||
+			    m_rackRtt + reo - (now - sg.sent) > Time(0))
+				continue;
+			uint32_t len = sg.end - kv.first;
+			if (len > budget)
+				break;
+			budget -= len;
+			resend.push_back({ kv.first, len });
+		}
+		for (const auto &r : resend) {
+			SendDataPacket(r.first, r.second, true);
+		}
 		SendPendingData(m_connected);
 	}
 	if (!lost && wait > Time(0) && !m_reoEvent.IsRunning()) {

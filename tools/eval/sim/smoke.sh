@@ -110,11 +110,17 @@ else
 	not_ok "desync holds burst starts and delivers every byte"
 fi
 
+# Linux's TCP repairs most holes by fast recovery (RACK), which costs
+# drops where ns-3's waited for the timeout: what desync saves is the
+# timeouts and the time.
 if [ -s "$OUT/desync.json" ] && [ -s "$OUT/pfifo.json" ] &&
-   [ "$(field "$OUT/desync.json" drops)" -lt "$(field "$OUT/pfifo.json" drops)" ]; then
-	ok "desync with a fixed window over the drain time drops less than pfifo"
+   [ "$(field "$OUT/desync.json" rtos)" -lt "$(field "$OUT/pfifo.json" rtos)" ] &&
+   /usr/bin/python3 -c 'import json,sys
+d, p = (json.load(open(f))["iter_mean_us"] for f in sys.argv[1:])
+sys.exit(0 if d < p else 1)' "$OUT/desync.json" "$OUT/pfifo.json"; then
+	ok "desync with a fixed window over the drain time times out less than pfifo, and iterates faster"
 else
-	not_ok "desync with a fixed window over the drain time drops less than pfifo"
+	not_ok "desync with a fixed window over the drain time times out less than pfifo, and iterates faster"
 fi
 
 # Four connections per peer: four times the connections.  Over one TX
@@ -182,10 +188,11 @@ fi
 # A new connection per message: every byte still arrives, the
 # handshakes, which carry no payload, are never held, and with a compute
 # phase longer than idle each message starts one burst and the
-# retransmissions after a timeout none.
-if "$SIM" "${INCAST[@]}" --conn=message --compute=5ms --hostQdisc=pfifo \
+# retransmissions after a timeout none.  ns-3's TCP: under Linux's,
+# the probes and RACK leave desync's run here no timeout to count.
+if "$SIM" "${INCAST[@]}" --tcp=ns3 --conn=message --compute=5ms --hostQdisc=pfifo \
 	--json="$OUT/permsg-pfifo.json" >/dev/null &&
-   "$SIM" "${INCAST[@]}" --conn=message --compute=5ms --hostQdisc=desync \
+   "$SIM" "${INCAST[@]}" --tcp=ns3 --conn=message --compute=5ms --hostQdisc=desync \
 	--json="$OUT/permsg.json" >/dev/null &&
    [ "$(field "$OUT/permsg.json" valid)" = True ] &&
    [ "$(field "$OUT/permsg.json" rtos)" -gt 0 ] &&

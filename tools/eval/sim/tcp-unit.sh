@@ -100,6 +100,14 @@ check "RACK: the probe's SACK has the other tail segment resent a round trip lat
 	"$(run $RACK "$(t 1) - $(t 0)")" $RTT_US
 below "no timeout where RACK finds the loss" "$(run $RACK "j['rtos']")" 1
 
+# The last three lost: RACK marks both below the probe lost at once, and
+# both are resent then (tcp_xmit_retransmit_queue()), not one per round
+# trip as ns-3's partial ACKs would.
+RACK3=--drop=18,19,20
+below "RACK resends all it marks lost together" \
+	"$(run $RACK3 "$(t 2) - $(t 1)")" 100
+below "no timeout on three lost at the tail" "$(run $RACK3 "j['rtos']")" 1
+
 # The probe lost too: the RTO, from the last ACK of new data on, then
 # twice that (tcp_retransmit_timer()), each at a jiffy of the host.
 LOST=--drop=20:1,20:2,20:3
