@@ -8,9 +8,9 @@
  * segments whose transmissions --drop names (B), and 100 ms after B is
  * acknowledged one segment more (C).  One JSON object tells when each
  * of B's segments left and when the ACKs came, for tcp-unit.sh to hold
- * against Linux's formulas.
+ * against Linux's formulas.  --ce-c marks C's segment CE on arrival.
  *
- * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] [--drop=SEG:NTH,...]
+ * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] [--ce-c] [--drop=SEG:NTH,...]
  */
 #include <cstdlib>
 #include <iostream>
@@ -46,6 +46,7 @@ class DropSegments : public ErrorModel
 	std::set<std::pair<uint32_t, uint32_t>> drop;
 	uint32_t firstB = 0;	/* relative sequence number of B's first byte */
 	std::map<uint32_t, uint32_t> sent;
+	bool ceC = false;	/* mark C's segment CE, as a switch would */
 
   private:
 	bool DoCorrupt(Ptr<Packet> p) override
@@ -64,6 +65,13 @@ class DropSegments : public ErrorModel
 		if (rel < firstB)
 			return false;
 		uint32_t seg = (rel - firstB) / kMss + 1;
+		if (ceC && seg == kSegsB + 1) {
+			p->RemoveHeader(ppp);
+			p->RemoveHeader(ip);
+			ip.SetEcn(Ipv4Header::ECN_CE);
+			p->AddHeader(ip);
+			p->AddHeader(ppp);
+		}
 		return drop.count({ seg, ++sent[seg] }) > 0;
 	}
 	void DoReset() override {}
@@ -156,6 +164,7 @@ int main(int argc, char **argv)
 {
 	std::string tcp = "linux", drops;
 	uint64_t rttUs = 5000, phaseUs = 0;
+	bool ceC = false;
 
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
@@ -166,11 +175,13 @@ int main(int argc, char **argv)
 			rttUs = std::atoll(a.c_str() + 6);
 		} else if (a.rfind("--phase=", 0) == 0 && std::atoll(a.c_str() + 8) < 4000) {
 			phaseUs = std::atoll(a.c_str() + 8);
+		} else if (a == "--ce-c") {
+			ceC = true;
 		} else if (a.rfind("--drop=", 0) == 0) {
 			drops = a.substr(7);
 		} else {
 			std::cerr << "usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] "
-				     "[--drop=SEG:NTH,...]\n";
+				     "[--ce-c] [--drop=SEG:NTH,...]\n";
 			return 2;
 		}
 	}
@@ -195,6 +206,7 @@ int main(int argc, char **argv)
 	Ipv4InterfaceContainer ifs = addr.Assign(d);
 
 	g_run.em = CreateObject<DropSegments>();
+	g_run.em->ceC = ceC;
 	if (!ParseDrops(drops, &g_run.em->drop)) {
 		std::cerr << "tcp-unit: bad --drop \"" << drops << "\"\n";
 		return 2;

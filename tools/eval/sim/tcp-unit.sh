@@ -68,6 +68,11 @@ below "first segment ACKed at once (quickack)" \
 check "lone segment ACKed after the delayed-ACK timeout" \
 	"$(run "" "j['ack_c_us'] - j['rtt_us']")" "$(jiffies_us 10)"
 
+# The same segment marked CE: DCTCP's CE state changes, and
+# dctcp_ece_ack_update() has it ACKed at once.
+below "a CE mark that changes DCTCP's CE state is ACKed at once" \
+	"$(run --ce-c "j['ack_c_us'] - j['rtt_us']")" 100
+
 # Resend K of B (0 the first): when it left after B's start, the last
 # ACK before it, and in jiffies the RTO that __tcp_set_rto() gives the
 # sender's srtt then (srtt + rttvar, rttvar at least rto_min, 200 ms)
