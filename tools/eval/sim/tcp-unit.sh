@@ -48,7 +48,7 @@ below()
 # Python expression $2 over the JSON object of a tcp-unit run with $1.
 run()
 {
-	"$UNIT" --tcp="$TCP" --rtt=$RTT_US --phase=$PHASE_US $1 |
+	"$UNIT" --tcp="$TCP" --rtt=$RTT_US --phase=$PHASE_US ${1:+"$1"} |
 		/usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); print(round(eval(sys.argv[1])))' "$2"
 }
 
