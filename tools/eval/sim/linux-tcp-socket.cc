@@ -89,6 +89,16 @@ Ptr<Socket> LinuxTcpSocket::Create(Ptr<Node> node)
 	return s;
 }
 
+/*
+ * The events of the socket's own timers hold no reference to it:
+ * TcpSocketBase cancels its own on the way out, these go with them.
+ */
+LinuxTcpSocket::~LinuxTcpSocket()
+{
+	m_probeEvent.Cancel();
+	m_reoEvent.Cancel();
+}
+
 Ptr<TcpSocketBase> LinuxTcpSocket::Fork()
 {
 	return CopyObject<LinuxTcpSocket>(this);
@@ -310,7 +320,8 @@ bool LinuxTcpSocket::ScheduleLossProbe(bool advancingRto)
 
 void LinuxTcpSocket::LossProbeTimer()
 {
-	if (m_probeAt.IsZero())
+	if (m_probeAt.IsZero() || m_state == CLOSED || m_state == TIME_WAIT ||
+	    (!m_endPoint && !m_endPoint6))
 		return;
 	if (Simulator::Now() < m_probeAt) {
 		m_probeEventAt = m_probeAt;
@@ -533,7 +544,8 @@ bool LinuxTcpSocket::RackDetectLoss()
 /* tcp_rack_reo_timeout() */
 void LinuxTcpSocket::RackReoTimeout()
 {
-	if (m_state == CLOSED || m_state == TIME_WAIT || m_segs.empty())
+	if (m_state == CLOSED || m_state == TIME_WAIT || (!m_endPoint && !m_endPoint6) ||
+	    m_segs.empty())
 		return;
 	RackDetectLoss();
 }

@@ -31,6 +31,7 @@ class LinuxTcpSocket : public TcpSocketBase
 	TypeId GetInstanceTypeId() const override;
 	LinuxTcpSocket() = default;
 	LinuxTcpSocket(const LinuxTcpSocket &sock) = default;
+	~LinuxTcpSocket() override;
 
 	/*
 	 * A socket on @node as TcpL4Protocol::CreateSocket() builds one, with
