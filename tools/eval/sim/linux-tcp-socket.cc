@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* linux-tcp-socket.cc	ns-3's TCP socket with Linux 6.1's timers and ACKs */
+/* linux-tcp-socket.cc	ns-3's TCP socket with Linux 6.1's timers, ACKs and loss detection */
 
 #include "linux-tcp-socket.h"
 
 #include <algorithm>
 
+#include "ns3/boolean.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
 #include "ns3/rtt-estimator.h"
@@ -15,7 +16,6 @@
 #include "ns3/tcp-recovery-ops.h"
 #include "ns3/tcp-rx-buffer.h"
 #include "ns3/tcp-tx-buffer.h"
-#include "ns3/boolean.h"
 #include "ns3/uinteger.h"
 
 #include "linux-dctcp.h"
@@ -150,10 +150,10 @@ Time LinuxTcpSocket::TimerDelay(uint64_t expires) const
 /* ---- the RTO (net/ipv4/tcp_input.c, tcp_timer.c) ---- */
 
 /*
- * tcp_rtt_estimator() of a sample at the ACK of @una: srtt the 1/8 average, mdev 4 x the 1/4 average of
- * the deviation (a fall in the RTT counts 1/8 as much), rttvar the
- * largest mdev of the last round trip but at least rto_min, decaying by
- * a quarter per round trip.
+ * tcp_rtt_estimator() of a sample taken at the ACK of @una: srtt the
+ * 1/8 average, mdev 4 x the 1/4 average of the deviation (a fall in the
+ * RTT counts 1/8 as much), rttvar the largest mdev of the last round
+ * trip but at least rto_min, decaying by a quarter per round trip.
  */
 void LinuxTcpSocket::LinuxRttEstimator(uint64_t mrttUs, SequenceNumber32 una)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * linux-tcp-socket.h	ns-3's TCP socket with Linux 6.1's timers and ACKs
+ * linux-tcp-socket.h	ns-3's TCP socket with Linux 6.1's timers, ACKs and
+ *			loss detection
  *
  * ns-3 3.37's TcpL4Protocol always builds a TcpSocketBase (its
  * "SocketType" attribute picks the congestion control, not the socket),
