@@ -50,7 +50,9 @@ def over_logs(f):
 
 NLFUZZ = re.compile(r"^nlfuzz: seed \d+: (\d+) messages, .* (\d+) mismatches in (\d+) s$", re.M)
 TORTURE = re.compile(r"^torture: (\w+): \d+ cycles, (\d+) errors, slab delta (-?\d+) kB$", re.M)
-TOTAL = re.compile(r"^debug: (\d+) passed, (\d+) failed in (\d+)s$", re.M)
+TOTAL = re.compile(r"^debug: (\d+) passed, (\d+) failed(?:, \d+ skipped)? in (\d+)s$", re.M)
+PROGRESS = re.compile(r"^# (\d+) messages, .* (\d+) mismatches in (\d+) s$", re.M)
+XFAIL = re.compile(r"^# ok \d+ \w+ # XFAIL ", re.M)
 
 
 def fuzz(log, what):
@@ -59,6 +61,19 @@ def fuzz(log, what):
     if not m:
         raise LookupError(f"no nlfuzz summary in {log}")
     return int(m[{"messages": 1, "mismatches": 2, "seconds": 3}[what]])
+
+
+def fuzz_progress(log, what):
+    """The fuzzer's last progress line, for a run stopped before its summary."""
+    m = PROGRESS.findall(text(log))
+    if not m:
+        raise LookupError(f"no nlfuzz progress in {log}")
+    return int(m[-1][{"messages": 0, "mismatches": 1, "seconds": 2}[what]])
+
+
+def xfails(log):
+    """Tests that failed a check the debug kernel's run does not assert."""
+    return len(XFAIL.findall(text(log)))
 
 
 def slab_kb(log):
@@ -141,6 +156,8 @@ def got(log, test, n="1", what="got", div="1"):
 
 NUMBERS = {k: over_logs(f) for k, f in {
     "fuzz": fuzz,
+    "fuzz_progress": fuzz_progress,
+    "xfails": xfails,
     "slab_kb": slab_kb,
     "torture_errors": torture_errors,
     "total": total,
