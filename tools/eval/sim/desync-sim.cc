@@ -18,6 +18,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <unordered_map>
 #include <vector>
@@ -32,8 +33,10 @@
 #include "host-mq-queue-disc.h"
 #include "linux-dctcp.h"
 #include "linux-tcp-socket.h"
+#include "profile.h"
 #include "sim-options.h"
 #include "step-mark-queue-disc.h"
+#include "workload.h"
 
 using namespace ns3;
 
@@ -58,6 +61,11 @@ struct Conn {
 	struct Msg {
 		uint64_t end;	/* value of rcvd that completes it */
 		Time ready;
+		uint64_t bytes;		/* if not msgBytes */
+		std::function<void()> done;	/* a workload's, instead of the job's barrier */
+
+		Msg(uint64_t e, Time r, uint64_t b = 0, std::function<void()> d = nullptr)
+			: end(e), ready(r), bytes(b), done(std::move(d)) {}
 	};
 	std::deque<Msg> pending;
 };
@@ -92,19 +100,24 @@ struct Port {
 	uint32_t peak = 0;
 };
 
-class Cluster
+class Cluster : public WorkloadNet
 {
   public:
-	explicit Cluster(const SimOptions &o) : m_o(o) {}
+	Cluster(const SimOptions &o, const Profile *prof);
 	void Build();
 	void Run();
 	void Report(double wallS);
+
+	uint32_t Connection(uint32_t src, uint32_t dst, uint32_t job) override;
+	void Post(uint32_t conn, uint64_t bytes, std::function<void()> done) override;
+	Time AppDelay() override;
 
   private:
 	void Place();
 	void BuildLinks();
 	void Connect();
 	Ptr<Socket> NewSocket(uint32_t host) const;
+	void Finish();
 	void OpenSocket(uint32_t c, std::function<void()> up);
 	void StartConnect(uint32_t c);
 	void StartIteration(uint32_t j);
@@ -148,7 +161,14 @@ class Cluster
 	uint64_t m_linkLosses = 0;
 	uint32_t m_jobsDone = 0;
 	uint32_t m_connected = 0;
+	std::unique_ptr<Training> m_train;	/* --profile */
 };
+
+Cluster::Cluster(const SimOptions &o, const Profile *prof) : m_o(o)
+{
+	if (prof)
+		m_train = std::make_unique<Training>(*prof, o.iters);
+}
 
 /*
  * Which host sits under which ToR, and who sends to whom.  Aggregators
@@ -160,7 +180,10 @@ void Cluster::Place()
 	const std::string &sc = m_o.scenario;
 
 	m_torOf.clear();
-	if (sc == "incast") {
+	if (m_train) {
+		m_train->Place(per, &m_torOf);
+		m_nHosts = m_torOf.size();
+	} else if (sc == "incast") {
 		/* The aggregator shares the first ToR with workers. */
 		m_nHosts = n + 1;
 		for (uint32_t h = 0; h < m_nHosts; h++)
@@ -460,7 +483,12 @@ void Cluster::Build()
 	Place();
 	BuildLinks();
 
-	if (sc == "twojob") {
+	if (m_train) {
+		m_jobs.resize(m_train->Jobs());
+		for (uint32_t j = 0; j < m_jobs.size(); j++)
+			m_jobs[j].workers = m_train->Workers(j);
+		m_train->Build(this);
+	} else if (sc == "twojob") {
 		m_jobs.resize(m_o.jobs);
 		for (uint32_t w = 0; w < n; w++) {
 			uint32_t j = w % m_o.jobs;
@@ -684,14 +712,20 @@ void Cluster::OnRecv(Ptr<Socket> s)
 
 void Cluster::MessageDone(Conn &c, const Conn::Msg &m)
 {
-	Job &j = m_jobs[c.job];
-
 	double us = (Simulator::Now() - m.ready).GetNanoSeconds() / 1e3;
+	uint64_t bytes = m.bytes ? m.bytes : c.msgBytes;
 
 	m_fctUs.push_back(us);
-	m_rateSum += c.msgBytes / us;
-	m_rateSq += (c.msgBytes / us) * (c.msgBytes / us);
-	m_bytesDone += c.msgBytes;
+	m_rateSum += bytes / us;
+	m_rateSq += (bytes / us) * (bytes / us);
+	m_bytesDone += bytes;
+	if (m.done) {
+		m.done();
+		return;
+	}
+
+	Job &j = m_jobs[c.job];
+
 	if (--j.remaining)
 		return;
 	if (!j.flushing) {
@@ -710,7 +744,37 @@ void Cluster::MessageDone(Conn &c, const Conn::Msg &m)
 	j.done = true;
 	j.end = Simulator::Now();
 	if (++m_jobsDone == m_jobs.size())
-		Simulator::Stop();
+		Finish();
+}
+
+/* The jobs are done: so is the run. */
+void Cluster::Finish()
+{
+	Simulator::Stop();
+}
+
+uint32_t Cluster::Connection(uint32_t src, uint32_t dst, uint32_t job)
+{
+	AddConn(src, dst, job, 1);
+	return m_conns.size() - 1;
+}
+
+void Cluster::Post(uint32_t c, uint64_t bytes, std::function<void()> done)
+{
+	Conn &cn = m_conns[c];
+
+	cn.pending.push_back({ cn.queued + bytes, Simulator::Now(), bytes, std::move(done) });
+	cn.queued += bytes;
+	cn.unsent += bytes;
+	Pump(c);
+}
+
+/* The jitter baseline's sleep, uniform in [0, offset_max]; none otherwise. */
+Time Cluster::AppDelay()
+{
+	if (m_o.hostQdisc != "jitter")
+		return Time(0);
+	return NanoSeconds(m_rng->GetInteger(0, static_cast<uint64_t>(m_o.desync.offset_max_us) * 1000));
 }
 
 void Cluster::StartIteration(uint32_t ji)
@@ -825,6 +889,10 @@ void Cluster::Run()
 			return;
 		}
 		m_t0 = Simulator::Now();
+		if (m_train) {
+			m_train->Start([this]() { Finish(); });
+			return;
+		}
 		for (uint32_t j = 0; j < m_jobs.size(); j++)
 			StartIteration(j);
 	};
@@ -849,8 +917,19 @@ void Cluster::Report(double wallS)
 	uint32_t queuesHeld = 0;	/* desync instances that held a packet */
 	std::vector<double> iters;
 	double jct = 0, iterMean = 0;
-	bool valid = m_jobsDone == m_jobs.size();
+	uint32_t workers = 0;
 	std::ostringstream js;
+
+	/* A profile's jobs keep their own count; the report reads m_jobs. */
+	for (uint32_t j = 0; m_train && j < m_jobs.size(); j++) {
+		m_jobs[j].iterUs = m_train->Stats(j).iterUs;
+		m_jobs[j].done = m_train->Stats(j).done;
+		m_jobs[j].end = m_train->Stats(j).end;
+		m_jobsDone += m_jobs[j].done;
+	}
+	for (const Job &j : m_jobs)
+		workers += j.workers.size();
+	bool valid = m_jobsDone == m_jobs.size();
 
 	for (Port &p : m_ports) {
 		const QueueDisc::Stats &st = p.qd->GetStats();
@@ -874,9 +953,10 @@ void Cluster::Report(double wallS)
 		}
 	}
 	js << std::fixed << std::setprecision(1) << "{";
-	js << "\"scenario\": \"" << m_o.scenario << "\", \"host_qdisc\": \"" << m_o.hostQdisc
+	js << "\"scenario\": \"" << (m_train ? std::string("profile") : m_o.scenario)
+	   << "\", \"host_qdisc\": \"" << m_o.hostQdisc
 	   << "\", \"desync\": \"" << m_o.desyncWords << "\", \"cc\": \"" << m_o.cc << "\", \"tcp\": \"" << m_o.tcp
-	   << "\", \"hosts\": " << m_o.hosts << ", \"jobs\": " << m_jobs.size()
+	   << "\", \"hosts\": " << (m_train ? workers : m_o.hosts) << ", \"jobs\": " << m_jobs.size()
 	   << ", \"msg\": " << m_o.msg << ", \"seed\": " << m_o.seed
 	   << ", \"stage1\": " << std::setprecision(3) << m_o.stage1
 	   << std::setprecision(1) << ", \"stage1_prio\": " << m_o.stage1Prio
@@ -921,8 +1001,10 @@ void Cluster::Report(double wallS)
 	   << ", \"host_drops\": " << hostDrops << ", \"host_ce_marks\": " << hostMarks
 	   << ", \"bursts\": " << bursts << ", \"held\": " << held
 	   << ", \"early_release\": " << early << ", \"hold_time_us\": " << holdNs / 1e3
-	   << ", \"bypass\": " << bypass << ", \"queues_held\": " << queuesHeld
-	   << ", \"events\": " << Simulator::GetEventCount()
+	   << ", \"bypass\": " << bypass << ", \"queues_held\": " << queuesHeld;
+	if (m_train)
+		m_train->Report(js);
+	js << ", \"events\": " << Simulator::GetEventCount()
 	   << ", \"wall_s\": " << std::setprecision(3) << wallS
 	   << ", \"events_per_s\": " << std::setprecision(0)
 	   << Simulator::GetEventCount() / std::max(wallS, 1e-3) << "}";
@@ -978,8 +1060,23 @@ int main(int argc, char **argv)
 	RngSeedManager::SetRun(o.seed);
 	ConfigureTcp(o);
 
+	Profile prof;
+	if (!o.profile.empty()) {
+		std::string err = ProfileLoad(o.profile, &prof);
+
+		if (!err.empty()) {
+			std::cerr << "desync-sim: --profile: " << err << "\n";
+			return 2;
+		}
+		/* The profile's network unless the command line names another. */
+		if (prof.rateBps && !SimGiven(o, "hostRate"))
+			o.hostRate = prof.rateBps;
+		if (SimGiven(o, "hosts"))
+			ProfileSetHosts(&prof, o.hosts);
+	}
+
 	auto t0 = std::chrono::steady_clock::now();
-	Cluster cl(o);
+	Cluster cl(o, o.profile.empty() ? nullptr : &prof);
 
 	cl.Build();
 	cl.Run();

@@ -4,6 +4,7 @@
  */
 #include "sim-options.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -242,6 +243,9 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 		  [o](const std::string &v) { return DesyncParseTimeNs(v, &o->timeLimitNs) && o->timeLimitNs; } },
 		{ "json", "write the results object to FILE",
 		  [o](const std::string &v) { o->json = v; return !v.empty(); } },
+		{ "profile", "FILE: jobs of a JSON profile (compute, gradient buckets, "
+			     "collective) instead of --scenario",
+		  [o](const std::string &v) { o->profile = v; return !v.empty(); } },
 	};
 
 	for (int i = 1; i < argc; i++) {
@@ -272,6 +276,7 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 				  << "\" (want " << found->help << ")\n";
 			return 2;
 		}
+		o->given.push_back(name);
 	}
 
 	std::string err = DesyncParseWords(o->desyncWords, &o->desync);
@@ -297,9 +302,32 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 			return 2;
 		}
 	}
+	/* A profile says what the scenario's options would. */
+	for (const char *n : { "scenario", "jobs", "msg", "compute", "jitter", "stage1",
+			       "connsPerPeer", "conn" }) {
+		if (!o->profile.empty() && SimGiven(*o, n)) {
+			std::cerr << "desync-sim: --" << n << " does not go with --profile\n";
+			return 2;
+		}
+	}
 	if (o->scenario == "twojob" && o->hosts < o->jobs) {
 		std::cerr << "desync-sim: --hosts must be at least --jobs\n";
 		return 2;
 	}
 	return 0;
+}
+
+bool SimGiven(const SimOptions &o, const std::string &name)
+{
+	return std::find(o.given.begin(), o.given.end(), name) != o.given.end();
+}
+
+bool SimParseRate(const std::string &s, uint64_t *bps)
+{
+	return ParseRate(s, bps);
+}
+
+bool SimParseBytes(const std::string &s, uint64_t *bytes)
+{
+	return ParseBytes(s, bytes);
 }

@@ -55,7 +55,16 @@ struct SimOptions {
 	uint64_t timeLimitNs = 30000000000ULL;
 	double lossRate = 0;		/* share of packets each host uplink loses */
 	std::string json;
+	std::string profile;		/* job profiles (profile.h), replacing the scenario */
+	std::vector<std::string> given;	/* the options on the command line */
 };
+
+/* True if option --@name was on the command line. */
+bool SimGiven(const SimOptions &o, const std::string &name);
+/* "25Gbps", "25Gbit/s": bits per second; as --hostRate takes them. */
+bool SimParseRate(const std::string &s, uint64_t *bps);
+/* "25MiB", "1MB", "65536": bytes; as --msg takes them. */
+bool SimParseBytes(const std::string &s, uint64_t *bytes);
 
 /*
  * Fills @o from argv.  Returns 0 to run, 1 after printing the help, or

@@ -10,7 +10,8 @@
 # the JSON object is valid, and bad options exit 2 with one line.
 # switch-check drives a switch port's queue on its own; a shared switch
 # buffer absorbs the incast that overflows static ports of the same
-# total, and its dynamic threshold holds.
+# total, and its dynamic threshold holds.  workload-smoke.sh checks job
+# profiles.
 
 set -uo pipefail
 SIM_DIR=$(dirname "$(readlink -f "$0")")
@@ -282,6 +283,10 @@ bad_opt --switchBuffer=shared --alpha=-1
 bad_opt --alpha=2
 bad_opt --switchBuffer=shared --sharedBuffer=1MB --ecnK=2MB
 bad_opt --tcp=bsd
+
+# Job profiles.
+# shellcheck source=tools/eval/sim/workload-smoke.sh
+source "$SIM_DIR/workload-smoke.sh"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
