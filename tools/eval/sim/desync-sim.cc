@@ -44,6 +44,7 @@ namespace {
 
 const uint16_t kPort = 5000;
 const uint32_t kMss = 1448;
+const uint32_t kBackground = ~0u;	/* the job of a background flow */
 
 /* One TCP connection carrying one worker's messages to one peer. */
 struct Conn {
@@ -56,6 +57,7 @@ struct Conn {
 	uint64_t rcvd = 0;
 	bool connected = false;
 	bool late = false;	/* OSP stage 2: sent after the barrier */
+	bool perMsg = false;	/* closed once its message is sent */
 	uint32_t prio = 0;	/* SO_PRIORITY */
 	std::function<void()> onUp;	/* when the handshake completes */
 	struct Msg {
@@ -110,6 +112,7 @@ class Cluster : public WorkloadNet
 
 	uint32_t Connection(uint32_t src, uint32_t dst, uint32_t job) override;
 	void Post(uint32_t conn, uint64_t bytes, std::function<void()> done) override;
+	void Flow(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done) override;
 	Time AppDelay() override;
 
   private:
@@ -117,6 +120,7 @@ class Cluster : public WorkloadNet
 	void BuildLinks();
 	void Connect();
 	Ptr<Socket> NewSocket(uint32_t host) const;
+	void Listen(uint32_t host);
 	void Finish();
 	void OpenSocket(uint32_t c, std::function<void()> up);
 	void StartConnect(uint32_t c);
@@ -145,7 +149,8 @@ class Cluster : public WorkloadNet
 	std::vector<Ptr<QueueDisc>> m_hostQd;
 	std::vector<Port> m_ports;
 	std::vector<Ptr<SwitchBuffer>> m_switchBuf;	/* per switch */
-	std::vector<Conn> m_conns;
+	/* A deque: a background flow adds one while others' references live. */
+	std::deque<Conn> m_conns;
 	std::vector<Job> m_jobs;
 	/* Per host, by source port; nodes stay put for the callbacks. */
 	std::vector<std::unordered_map<uint16_t, SockState>> m_sock;
@@ -162,6 +167,8 @@ class Cluster : public WorkloadNet
 	uint32_t m_jobsDone = 0;
 	uint32_t m_connected = 0;
 	std::unique_ptr<Training> m_train;	/* --profile */
+	std::unique_ptr<Background> m_bg;	/* --background */
+	std::vector<bool> m_listening;
 };
 
 Cluster::Cluster(const SimOptions &o, const Profile *prof) : m_o(o)
@@ -482,6 +489,9 @@ void Cluster::Build()
 	m_rng = CreateObject<UniformRandomVariable>();
 	Place();
 	BuildLinks();
+	if (m_o.background != "none")
+		m_bg = std::make_unique<Background>(m_o.background, m_o.bgLoad, m_o.hostRate,
+						    m_nHosts);
 
 	if (m_train) {
 		m_jobs.resize(m_train->Jobs());
@@ -568,22 +578,27 @@ void Cluster::SplitStages()
 	}
 }
 
+/* A listening socket on @host, once. */
+void Cluster::Listen(uint32_t host)
+{
+	m_listening.resize(m_nHosts, false);
+	if (m_listening[host])
+		return;
+	m_listening[host] = true;
+	Ptr<Socket> l = NewSocket(host);
+	l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kPort));
+	l->Listen();
+	l->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address &>(),
+			     MakeCallback(&Cluster::OnAccept, this));
+}
+
 void Cluster::Connect()
 {
-	std::vector<bool> listening(m_nHosts, false);
-
-	for (uint32_t c = 0; c < m_conns.size(); c++) {
-		uint32_t d = m_conns[c].dst;
-
-		if (listening[d])
-			continue;
-		listening[d] = true;
-		Ptr<Socket> l = NewSocket(d);
-		l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kPort));
-		l->Listen();
-		l->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address &>(),
-				     MakeCallback(&Cluster::OnAccept, this));
-	}
+	for (uint32_t c = 0; c < m_conns.size(); c++)
+		Listen(m_conns[c].dst);
+	/* Background flows may go to any host. */
+	for (uint32_t h = 0; m_bg && h < m_nHosts; h++)
+		Listen(h);
 
 	if (m_o.connPerMsg)
 		return;
@@ -715,10 +730,13 @@ void Cluster::MessageDone(Conn &c, const Conn::Msg &m)
 	double us = (Simulator::Now() - m.ready).GetNanoSeconds() / 1e3;
 	uint64_t bytes = m.bytes ? m.bytes : c.msgBytes;
 
-	m_fctUs.push_back(us);
-	m_rateSum += bytes / us;
-	m_rateSq += (bytes / us) * (bytes / us);
-	m_bytesDone += bytes;
+	/* The jobs' messages only: the background reports its own. */
+	if (c.job != kBackground) {
+		m_fctUs.push_back(us);
+		m_rateSum += bytes / us;
+		m_rateSq += (bytes / us) * (bytes / us);
+		m_bytesDone += bytes;
+	}
 	if (m.done) {
 		m.done();
 		return;
@@ -747,10 +765,17 @@ void Cluster::MessageDone(Conn &c, const Conn::Msg &m)
 		Finish();
 }
 
-/* The jobs are done: so is the run. */
+/*
+ * The jobs are done: the run ends, once the background flows under way
+ * have ended too, so that every flow started counts.
+ */
 void Cluster::Finish()
 {
-	Simulator::Stop();
+	if (!m_bg) {
+		Simulator::Stop();
+		return;
+	}
+	m_bg->Stop([]() { Simulator::Stop(); });
 }
 
 uint32_t Cluster::Connection(uint32_t src, uint32_t dst, uint32_t job)
@@ -767,6 +792,20 @@ void Cluster::Post(uint32_t c, uint64_t bytes, std::function<void()> done)
 	cn.queued += bytes;
 	cn.unsent += bytes;
 	Pump(c);
+}
+
+/* As a new connection per message: handshake, send, close. */
+void Cluster::Flow(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done)
+{
+	AddConn(src, dst, kBackground, bytes);
+	uint32_t c = m_conns.size() - 1;
+	Conn &cn = m_conns[c];
+
+	cn.perMsg = true;
+	cn.pending.push_back({ bytes, Simulator::Now(), bytes, std::move(done) });
+	cn.queued = cn.unsent = bytes;
+	OpenSocket(c, [this, c]() { Pump(c); });
+	StartConnect(c);
 }
 
 /* The jitter baseline's sleep, uniform in [0, offset_max]; none otherwise. */
@@ -874,7 +913,7 @@ void Cluster::Pump(uint32_t c)
 			break;
 		cn.unsent -= sent;
 	}
-	if (m_o.connPerMsg && !cn.unsent)
+	if ((m_o.connPerMsg || cn.perMsg) && !cn.unsent)
 		cn.tx->Close();
 }
 
@@ -889,6 +928,8 @@ void Cluster::Run()
 			return;
 		}
 		m_t0 = Simulator::Now();
+		if (m_bg)
+			m_bg->Start(this);
 		if (m_train) {
 			m_train->Start([this]() { Finish(); });
 			return;
@@ -1004,6 +1045,8 @@ void Cluster::Report(double wallS)
 	   << ", \"bypass\": " << bypass << ", \"queues_held\": " << queuesHeld;
 	if (m_train)
 		m_train->Report(js);
+	if (m_bg)
+		m_bg->Report(js);
 	js << ", \"events\": " << Simulator::GetEventCount()
 	   << ", \"wall_s\": " << std::setprecision(3) << wallS
 	   << ", \"events_per_s\": " << std::setprecision(0)

@@ -246,6 +246,14 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 		{ "profile", "FILE: jobs of a JSON profile (compute, gradient buckets, "
 			     "collective) instead of --scenario",
 		  [o](const std::string &v) { o->profile = v; return !v.empty(); } },
+		{ "background", "none|websearch|datamining: Poisson flows of the DCTCP "
+				"paper's sizes between random hosts",
+		  [o](const std::string &v) {
+			  o->background = v;
+			  return OneOf(v, { "none", "websearch", "datamining" });
+		  } },
+		{ "bgLoad", "share of each host link the background flows load, 0 < load < 1",
+		  [o](const std::string &v) { return ParseFraction(v, &o->bgLoad) && o->bgLoad > 0; } },
 	};
 
 	for (int i = 1; i < argc; i++) {
@@ -309,6 +317,10 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 			std::cerr << "desync-sim: --" << n << " does not go with --profile\n";
 			return 2;
 		}
+	}
+	if (SimGiven(*o, "bgLoad") && o->background == "none") {
+		std::cerr << "desync-sim: --bgLoad needs --background\n";
+		return 2;
 	}
 	if (o->scenario == "twojob" && o->hosts < o->jobs) {
 		std::cerr << "desync-sim: --hosts must be at least --jobs\n";

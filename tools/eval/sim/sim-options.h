@@ -56,6 +56,8 @@ struct SimOptions {
 	double lossRate = 0;		/* share of packets each host uplink loses */
 	std::string json;
 	std::string profile;		/* job profiles (profile.h), replacing the scenario */
+	std::string background = "none";	/* websearch|datamining flows */
+	double bgLoad = 0.3;		/* their share of every host link */
 	std::vector<std::string> given;	/* the options on the command line */
 };
 

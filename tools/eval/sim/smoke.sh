@@ -11,7 +11,7 @@
 # switch-check drives a switch port's queue on its own; a shared switch
 # buffer absorbs the incast that overflows static ports of the same
 # total, and its dynamic threshold holds.  workload-smoke.sh checks job
-# profiles.
+# profiles and background flows.
 
 set -uo pipefail
 SIM_DIR=$(dirname "$(readlink -f "$0")")
@@ -284,7 +284,7 @@ bad_opt --alpha=2
 bad_opt --switchBuffer=shared --sharedBuffer=1MB --ecnK=2MB
 bad_opt --tcp=bsd
 
-# Job profiles.
+# Job profiles and background flows.
 # shellcheck source=tools/eval/sim/workload-smoke.sh
 source "$SIM_DIR/workload-smoke.sh"
 

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Sourced by smoke.sh (which defines SIM, OUT, ok, not_ok and field):
-# job profiles.  A profile's buckets overlap its
+# job profiles and background flows.  A profile's buckets overlap its
 # compute, a ring all-reduce moves 2(N-1)/N of the buckets per worker,
 # a parameter server and an all-to-all move theirs, stragglers stretch
-# the compute, jobs of different periods share the uplinks, and bad
-# profiles exit 2.
+# the compute, jobs of different periods share the uplinks, background
+# flows all complete and are reported apart, and bad profiles exit 2.
 # shellcheck shell=bash
 
 # Whether the Python expression $2 over j, the JSON object in file $1, holds.
@@ -77,6 +77,19 @@ else
 	not_ok "jobs of different periods share the uplinks; ps and all-to-all volumes, stragglers"
 fi
 
+# Web-search flows at a fifth of every host link beside the ring: every
+# flow started completes, reported apart from the job's messages.
+if "$SIM" --profile="$OUT/ring.json" --hostsPerTor=2 --iters=10 --seed=4 \
+	--background=websearch --bgLoad=0.2 --json="$OUT/bg.out" >/dev/null &&
+   wl_py "$OUT/bg.out" "j['valid'] and j['background'] == 'websearch' and
+	j['bg_flows'] >= 5 and j['bg_done'] == j['bg_flows'] and j['bg_small_flows'] > 0 and
+	0 < j['bg_small_fct_p99_us'] <= j['bg_fct_p99_us'] and
+	len(j['iter_us']) == 10"; then
+	ok "background flows complete and are reported apart (bg_flows $(field "$OUT/bg.out" bg_flows))"
+else
+	not_ok "background flows complete and are reported apart"
+fi
+
 # Each bad profile: exit 2, one line on stderr naming the file.
 bad_profile()	# TEXT
 {
@@ -111,3 +124,6 @@ bad_profile '{"jobs": [{"hosts": 1, "compute": "1ms", "bytes": 1000, "collective
 bad_profile '{"rate": "fast", "jobs": [{'"$J"', "bytes": 1000}]}'
 bad_opt --profile="$OUT/none.json"
 bad_opt --profile="$OUT/ring.json" --msg=1MB
+bad_opt --background=uniform
+bad_opt --background=websearch --bgLoad=1
+bad_opt --bgLoad=0.3

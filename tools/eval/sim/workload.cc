@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * workload.cc	training steps from job profiles
+ * workload.cc	training steps from job profiles, and background flows
  */
 #include "workload.h"
 
@@ -13,15 +13,25 @@ using namespace ns3;
 namespace {
 
 /*
- * Each job draws from a stream of its own, fixed by number rather than
- * handed out in creation order, so that adding a job moves no other
- * draw of the run.
+ * Each job and the background draw from streams of their own, fixed by
+ * number rather than handed out in creation order, so that adding a
+ * job or the background moves no other draw of the run.
  */
 const int64_t kJobStream = 2000000;
+const int64_t kBackgroundStream = 2100000;
 
 Ptr<UniformRandomVariable> Stream(int64_t n)
 {
 	return CreateObjectWithAttributes<UniformRandomVariable>("Stream", IntegerValue(n));
+}
+
+double Quantile(std::vector<double> v, double q)
+{
+	if (v.empty())
+		return 0;
+	std::sort(v.begin(), v.end());
+	size_t k = static_cast<size_t>(std::ceil(q * v.size()));
+	return v[k ? k - 1 : 0];
 }
 
 void List(std::ostream &js, const char *key, const std::vector<double> &v)
@@ -369,4 +379,129 @@ void Training::Report(std::ostream &js) const
 	List(js, "job_buckets", buckets);
 	List(js, "job_sent_bytes_per_worker_step", sent);
 	js << std::setprecision(1);
+}
+
+/*
+ * Flow sizes of the DCTCP paper (Alizadeh et al., "Data Center TCP
+ * (DCTCP)", SIGCOMM 2010, section 2: the background flows of a
+ * web-search cluster) and of VL2's data-mining cluster (Greenberg et al., "VL2: A
+ * Scalable and Flexible Data Center Network", SIGCOMM 2009, section 3),
+ * as pFabric's simulations tabulate them (Alizadeh et al., SIGCOMM 2013)
+ * in packets of 1460 bytes: {packets, P(size <= packets)}, sizes linear
+ * between the points.
+ */
+const double kWebSearch[][2] = {
+	{ 6, 0 }, { 6, 0.15 }, { 13, 0.2 }, { 19, 0.3 }, { 33, 0.4 }, { 53, 0.53 },
+	{ 133, 0.6 }, { 667, 0.7 }, { 1333, 0.8 }, { 3333, 0.9 }, { 6667, 0.97 },
+	{ 20000, 1 },
+};
+const double kDataMining[][2] = {
+	{ 1, 0 }, { 1, 0.5 }, { 2, 0.6 }, { 3, 0.7 }, { 7, 0.8 }, { 267, 0.9 },
+	{ 2107, 0.95 }, { 66667, 0.99 }, { 666667, 1 },
+};
+const double kCdfPacket = 1460;
+
+Background::Background(const std::string &kind, double load, uint64_t rateBps, uint32_t hosts)
+	: m_kind(kind), m_load(load), m_rate(rateBps), m_hosts(hosts)
+{
+	auto fill = [this](const auto &t) {
+		for (const auto &pt : t)
+			m_cdf.push_back({ pt[0] * kCdfPacket, pt[1] });
+	};
+
+	if (kind == "datamining")
+		fill(kDataMining);
+	else
+		fill(kWebSearch);
+	m_rng = Stream(kBackgroundStream);
+}
+
+double Background::MeanBytes() const
+{
+	double m = 0;
+
+	for (size_t i = 1; i < m_cdf.size(); i++)
+		m += (m_cdf[i].second - m_cdf[i - 1].second) *
+		     (m_cdf[i].first + m_cdf[i - 1].first) / 2;
+	return m;
+}
+
+uint64_t Background::DrawSize()
+{
+	double u = m_rng->GetValue();
+	size_t i = 1;
+
+	while (i + 1 < m_cdf.size() && m_cdf[i].second < u)
+		i++;
+	const auto &a = m_cdf[i - 1], &b = m_cdf[i];
+	double f = b.second > a.second ? (u - a.second) / (b.second - a.second) : 1;
+	return std::max<uint64_t>(1, std::llround(a.first + f * (b.first - a.first)));
+}
+
+void Background::Start(WorkloadNet *net)
+{
+	m_net = net;
+	Arrive();
+}
+
+/*
+ * One flow now, between a random pair of hosts, and the next after an
+ * exponential gap: Poisson arrivals whose bytes make @load of every
+ * host's link on average (each host sends and receives 1/hosts of them).
+ */
+void Background::Arrive()
+{
+	uint32_t src = m_rng->GetInteger(0, m_hosts - 1);
+	uint32_t dst = m_rng->GetInteger(0, m_hosts - 2);
+	uint64_t size = DrawSize();
+	Time t0 = Simulator::Now();
+	double perS = m_load * m_rate * m_hosts / (8 * MeanBytes());
+
+	dst += dst >= src;
+	m_started++;
+	m_bytes += size;
+	m_net->Flow(src, dst, size, [this, size, t0]() {
+		m_done.push_back({ size, (Simulator::Now() - t0).GetNanoSeconds() / 1e3 });
+		if (m_stopped && m_done.size() == m_started && m_drained)
+			m_drained();
+	});
+	m_next = Simulator::Schedule(Seconds(-std::log(1 - m_rng->GetValue()) / perS),
+				     &Background::Arrive, this);
+}
+
+void Background::Stop(std::function<void()> drained)
+{
+	m_stopped = true;
+	m_next.Cancel();
+	if (m_done.size() == m_started)
+		drained();
+	else
+		m_drained = std::move(drained);
+}
+
+/*
+ * Small flows are those of up to 100 KB, as the DCTCP paper (its query
+ * and short-message traffic) and pFabric report them; large ones above
+ * 10 MB.
+ */
+void Background::Report(std::ostream &js) const
+{
+	std::vector<double> all, small, large;
+
+	for (const auto &d : m_done) {
+		all.push_back(d.second);
+		if (d.first <= 100000)
+			small.push_back(d.second);
+		else if (d.first > 10000000)
+			large.push_back(d.second);
+	}
+	js << ", \"background\": \"" << m_kind << "\", \"bg_load\": " << std::setprecision(3)
+	   << m_load << std::setprecision(1) << ", \"bg_flows\": " << m_started
+	   << ", \"bg_done\": " << m_done.size() << ", \"bg_bytes\": " << m_bytes
+	   << ", \"bg_small_flows\": " << small.size()
+	   << ", \"bg_fct_p50_us\": " << Quantile(all, 0.5)
+	   << ", \"bg_fct_p99_us\": " << Quantile(all, 0.99)
+	   << ", \"bg_small_fct_p50_us\": " << Quantile(small, 0.5)
+	   << ", \"bg_small_fct_p99_us\": " << Quantile(small, 0.99)
+	   << ", \"bg_large_fct_p99_us\": " << Quantile(large, 0.99);
 }

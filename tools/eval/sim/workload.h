@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * workload.h	training steps from job profiles
+ * workload.h	training steps from job profiles, and background flows
  *
  * Training runs the jobs of a profile (profile.h): every step each
  * worker computes, its gradient buckets become ready during backward
  * and go out by the job's collective while the compute goes on, and the
  * step ends when every worker has computed and every bucket is reduced.
- * It only posts messages: the cluster (desync-sim.cc) carries them.
+ * Background sends flows of the DCTCP paper's web-search or data-mining
+ * sizes between random hosts at a share of the host links' capacity.
+ * Both only post messages: the cluster (desync-sim.cc) carries them.
  */
 #ifndef DESYNC_SIM_WORKLOAD_H
 #define DESYNC_SIM_WORKLOAD_H
@@ -36,6 +38,8 @@ class WorkloadNet
 	 * carries; @done runs when the receiver has read the last byte.
 	 */
 	virtual void Post(uint32_t conn, uint64_t bytes, std::function<void()> done) = 0;
+	/* @bytes from @src to @dst on a connection of its own, closed once sent. */
+	virtual void Flow(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done) = 0;
 	/* How long the application sleeps before a burst (the jitter baseline). */
 	virtual ns3::Time AppDelay() = 0;
 };
@@ -116,6 +120,38 @@ class Training
 	WorkloadNet *m_net = nullptr;
 	std::function<void()> m_allDone;
 	uint32_t m_jobsLeft = 0;
+};
+
+class Background
+{
+  public:
+	/* @kind "websearch" or "datamining"; @load of @rateBps per host. */
+	Background(const std::string &kind, double load, uint64_t rateBps, uint32_t hosts);
+	/* Flows start now and arrive until Stop(). */
+	void Start(WorkloadNet *net);
+	/* No more flows; @drained runs once every flow started has ended. */
+	void Stop(std::function<void()> drained);
+	/* The background's fields of the results object, each after ", ". */
+	void Report(std::ostream &js) const;
+	/* The mean of the size distribution, in bytes. */
+	double MeanBytes() const;
+
+  private:
+	void Arrive();
+	uint64_t DrawSize();
+
+	std::string m_kind;
+	double m_load;
+	uint64_t m_rate;
+	uint32_t m_hosts;
+	std::vector<std::pair<double, double>> m_cdf;	/* bytes, P(size <= bytes) */
+	WorkloadNet *m_net = nullptr;
+	ns3::Ptr<ns3::UniformRandomVariable> m_rng;
+	ns3::EventId m_next;
+	bool m_stopped = false;
+	uint64_t m_started = 0, m_bytes = 0;
+	std::vector<std::pair<uint64_t, double>> m_done;	/* size, FCT us */
+	std::function<void()> m_drained;
 };
 
 #endif /* DESYNC_SIM_WORKLOAD_H */
