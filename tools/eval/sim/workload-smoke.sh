@@ -90,6 +90,19 @@ else
 	not_ok "background flows complete and are reported apart"
 fi
 
+# The shipped profiles load (a run of two hosts cut off at once).
+shipped=0
+for p in "$SIM_DIR"/profiles/*.json; do
+	"$SIM" --profile="$p" --hosts=2 --timeLimit=1us --json="$OUT/shipped.out" >/dev/null &&
+		wl_py "$OUT/shipped.out" "j['scenario'] == 'profile' and min(j['job_buckets']) >= 1" &&
+		shipped=$((shipped + 1))
+done
+if [ "$shipped" -ge 4 ] && [ "$shipped" -eq "$(find "$SIM_DIR/profiles" -name '*.json' | wc -l)" ]; then
+	ok "the $shipped shipped profiles load"
+else
+	not_ok "the shipped profiles load ($shipped of them)"
+fi
+
 # Each bad profile: exit 2, one line on stderr naming the file.
 bad_profile()	# TEXT
 {
