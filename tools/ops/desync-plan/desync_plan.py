@@ -108,12 +108,48 @@ class Problem:
                 raise PlanError('a burst has no eligible slot')
 
 
+def job_bytes(job, nhosts, name):
+    """What each host of the job sends per step: its burst.
+
+    `bytes`, or from a profile written for desync-sim, the gradient
+    buckets (`gradients`, or the sum of `buckets`) times what the job's
+    collective sends of them per worker: all of it to a parameter server
+    ("ps", the default), 2(N-1)/N in a ring all-reduce, (N-1)/N in an
+    all-to-all.  The planner takes a step's bytes as one burst; desync-sim
+    sends them bucket by bucket during backward.
+    """
+    if 'bytes' in job:
+        return parse_bytes(job['bytes'])
+    if 'gradients' in job:
+        total = parse_bytes(job['gradients'])
+    elif 'buckets' in job:
+        try:
+            total = sum(parse_bytes(b['bytes']) for b in job['buckets'])
+        except (KeyError, TypeError):
+            raise PlanError('job %s: buckets want {"bytes": SIZE, "at": TIME}' % name)
+    else:
+        raise PlanError('job %s has no bytes, gradients or buckets' % name)
+    coll = job.get('collective', 'ps')
+    if coll == 'ring':
+        return int(total * 2 * (nhosts - 1) / nhosts)
+    if coll == 'alltoall':
+        return int(total * (nhosts - 1) / nhosts)
+    if coll != 'ps':
+        raise PlanError('job %s: collective must be ps, ring or alltoall' % name)
+    return total
+
+
 def load_profile(doc):
     """The profile as a Problem plus what the commands need.
 
     {"rate": "100Gbps", "offset_max": "2ms", "slots": 8, "dev": "eth0",
      "jobs": [{"name": "a", "hosts": ["h1", "h2"] or 2, "bytes": "256KiB",
                "compute": "10ms", "mark": 1}, ...]}
+
+    The job profiles of desync-sim (Documentation/sim.md, "Workloads")
+    are the same format: a job may give its gradient buckets and its
+    collective instead of `bytes` (job_bytes()); the keys only the model
+    reads are ignored here.
     """
     try:
         rate = parse_rate(doc['rate'])
@@ -142,7 +178,7 @@ def load_profile(doc):
             hosts = ['%s-%d' % (name, h) for h in range(hosts)]
         if not hosts:
             raise PlanError('job %s has no hosts' % name)
-        size = parse_bytes(job['bytes'])
+        size = job_bytes(job, len(hosts), name)
         compute_us = parse_time_us(job.get('compute', window_us))
         mark = int(job.get('mark', k + 1))
         if mark in marks:

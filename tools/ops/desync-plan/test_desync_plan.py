@@ -89,6 +89,34 @@ class Profile(unittest.TestCase):
         _, meta = dp.load_profile(doc)
         self.assertEqual([b[1] for b in meta['bursts']], ['x-0', 'x-1', 'x-2'])
 
+    def test_sim_profile_bytes(self):
+        # desync-sim's jobs: the bytes a worker's collective sends per step.
+        doc = {'rate': '25Gbps', 'offset_max': '4ms', 'slots': 4,
+               'jobs': [{'name': 'r', 'hosts': 4, 'compute': '100ms',
+                         'gradients': '1MB', 'collective': 'ring'},
+                        {'name': 'a', 'hosts': 4, 'compute': '100ms',
+                         'buckets': [{'bytes': 1000, 'at': '1ms'},
+                                     {'bytes': '3kB', 'at': '2ms'}],
+                         'collective': 'alltoall'},
+                        {'name': 'p', 'hosts': 2, 'compute': '100ms',
+                         'gradients': '2MB', 'bucket_cap': '1MB'}]}
+        prob, _ = dp.load_profile(doc)
+        self.assertEqual(prob.sizes, [1500000] * 4 + [3000] * 4 + [2000000] * 2)
+        for bad in ({'hosts': 2, 'compute': '1ms'},
+                    {'hosts': 2, 'gradients': 1, 'collective': 'tree'},
+                    {'hosts': 2, 'buckets': [1, 2]}):
+            doc['jobs'] = [bad]
+            self.assertRaises(dp.PlanError, dp.load_profile, doc)
+
+    def test_shipped_profiles(self):
+        # Every profile shipped for desync-sim plans.
+        pdir = os.path.join(HERE, '..', '..', 'eval', 'sim', 'profiles')
+        names = sorted(n for n in os.listdir(pdir) if n.endswith('.json'))
+        self.assertTrue(names)
+        for n in names:
+            prob, _ = dp.load_profile(dp.load_json(os.path.join(pdir, n)))
+            self.assertTrue(all(s > 0 for s in prob.sizes), n)
+
     def test_bad_profiles(self):
         for bad in ({'rate': '1G', 'slots': 2, 'jobs': []},
                     {'rate': '1G', 'offset_max': '1ms', 'slots': 0,
