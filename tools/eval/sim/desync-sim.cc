@@ -5,10 +5,10 @@
  * Workers iterate: compute, then send their message(s) to an aggregator
  * or peers, and the next iteration starts when every message of the job
  * has arrived.  The hosts' egress qdisc is the variable: pfifo, fq_codel,
- * application-level start jitter over fq_codel, or desync running the
- * module's core.  Switch ports mark as DCTCP's step at K and have a
- * buffer each or share one per switch.  One JSON object per run carries
- * the results.
+ * fq with ce_threshold, application-level start jitter over fq_codel, or
+ * desync running the module's core.  Switch ports mark as DCTCP's step
+ * at K and have a buffer each or share one per switch.  One JSON object
+ * per run carries the results.
  */
 #include <algorithm>
 #include <chrono>
@@ -30,6 +30,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include "desync-queue-disc.h"
+#include "fq-queue-disc.h"
 #include "host-mq-queue-disc.h"
 #include "linux-dctcp.h"
 #include "linux-tcp-socket.h"
@@ -260,6 +261,10 @@ Ptr<QueueDisc> Cluster::InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host)
 		install("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize("1000p")));
 	} else if (q == "desync") {
 		install("ns3::DesyncQueueDisc");
+	} else if (q == "fq") {
+		install("ns3::FqQueueDisc", "CeThreshold",
+			TimeValue(m_o.ceThresholdNs == UINT64_MAX ? Time::Max() :
+								    NanoSeconds(m_o.ceThresholdNs)));
 	} else {
 		/* fq_codel as Linux configures it, ECN on; jitter runs over it. */
 		install("ns3::FqCoDelQueueDisc", "UseEcn", BooleanValue(true));

@@ -218,11 +218,14 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 		{ "connsPerPeer", "connections each message to a peer is split over, "
 				  "1..64, all starting together (NCCL channels, socket pools)",
 		  [o](const std::string &v) { return ParseU32(v, 1, 64, &o->connsPerPeer); } },
-		{ "hostQdisc", "pfifo|fq_codel|jitter|desync",
+		{ "hostQdisc", "pfifo|fq_codel|fq|jitter|desync",
 		  [o](const std::string &v) {
 			  o->hostQdisc = v;
-			  return OneOf(v, { "pfifo", "fq_codel", "jitter", "desync" });
+			  return OneOf(v, { "pfifo", "fq_codel", "fq", "jitter", "desync" });
 		  } },
+		{ "ceThreshold", "fq's ce_threshold: CE on a packet that waited longer "
+				 "in the host qdisc (--hostQdisc=fq)",
+		  [o](const std::string &v) { return DesyncParseTimeNs(v, &o->ceThresholdNs); } },
 		{ "txQueues", "TX queues of each host, 1..64: an mq root with one host qdisc "
 			      "per queue, a connection's queue by the hash of its addresses and ports",
 		  [o](const std::string &v) { return ParseU32(v, 1, 64, &o->txQueues); } },
@@ -290,6 +293,10 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 	std::string err = DesyncParseWords(o->desyncWords, &o->desync);
 	if (!err.empty()) {
 		std::cerr << "desync-sim: --desync: " << err << "\n";
+		return 2;
+	}
+	if (o->ceThresholdNs != UINT64_MAX && o->hostQdisc != "fq") {
+		std::cerr << "desync-sim: --ceThreshold needs --hostQdisc=fq\n";
 		return 2;
 	}
 	if (sharedGiven && !o->sharedBuf) {

@@ -45,6 +45,8 @@ struct SimOptions {
 	bool connPerMsg = false;	/* a new connection per message */
 	uint32_t connsPerPeer = 1;	/* connections a message is split over */
 	std::string hostQdisc = "fq_codel";
+	/* fq's ce_threshold; none by default, as in Linux */
+	uint64_t ceThresholdNs = UINT64_MAX;
 	uint32_t txQueues = 1;		/* host qdisc instances, as under mq */
 	std::string desyncWords;
 	DesyncConfig desync;

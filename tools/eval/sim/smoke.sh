@@ -10,7 +10,8 @@
 # the JSON object is valid, and bad options exit 2 with one line.
 # switch-check drives a switch port's queue on its own; a shared switch
 # buffer absorbs the incast that overflows static ports of the same
-# total, and its dynamic threshold holds.  workload-smoke.sh checks job
+# total, and its dynamic threshold holds.  fq marks past ce_threshold
+# (fq-check drives it on its own).  workload-smoke.sh checks job
 # profiles and background flows.
 
 set -uo pipefail
@@ -242,6 +243,28 @@ else
 	printf '%s\n' "$unit" | grep '^not ok'
 fi
 
+# fq on its own: CE on an ECN-capable packet that waited longer than
+# ce_threshold and on no other, flows served in turn, flow_limit and
+# limit.
+if out=$("$SIM_DIR/fq-check" 2>&1); then
+	ok "fq marks CE above ce_threshold only, serves flows in turn, keeps its limits"
+else
+	not_ok "fq marks CE above ce_threshold only, serves flows in turn, keeps its limits ($(printf '%s\n' "$out" | grep -m1 FAIL))"
+fi
+# On the hosts of a ring, whose queues wait microseconds: marks with a
+# 2us ce_threshold, none with 1ms or without one.
+if "$SIM" "${RING[@]}" --hostQdisc=fq --ceThreshold=2us --json="$OUT/fq2us.json" >/dev/null &&
+   "$SIM" "${RING[@]}" --hostQdisc=fq --ceThreshold=1ms --json="$OUT/fq1ms.json" >/dev/null &&
+   "$SIM" "${RING[@]}" --hostQdisc=fq --json="$OUT/fq.json" >/dev/null &&
+   [ "$(field "$OUT/fq2us.json" valid)" = True ] &&
+   [ "$(field "$OUT/fq2us.json" host_ce_marks)" -gt 0 ] &&
+   [ "$(field "$OUT/fq1ms.json" host_ce_marks)" -eq 0 ] &&
+   [ "$(field "$OUT/fq.json" host_ce_marks)" -eq 0 ]; then
+	ok "--hostQdisc=fq marks on the hosts past --ceThreshold and not below"
+else
+	not_ok "--hostQdisc=fq marks on the hosts past --ceThreshold and not below"
+fi
+
 # Each bad command line: exit 2, exactly one line on stderr.
 bad_opt()
 {
@@ -283,6 +306,8 @@ bad_opt --switchBuffer=shared --alpha=-1
 bad_opt --alpha=2
 bad_opt --switchBuffer=shared --sharedBuffer=1MB --ecnK=2MB
 bad_opt --tcp=bsd
+bad_opt --hostQdisc=fq --ceThreshold=soon
+bad_opt --ceThreshold=1ms
 
 # Job profiles and background flows.
 # shellcheck source=tools/eval/sim/workload-smoke.sh
