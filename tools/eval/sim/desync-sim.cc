@@ -5,10 +5,10 @@
  * Workers iterate: compute, then send their message(s) to an aggregator
  * or peers, and the next iteration starts when every message of the job
  * has arrived.  The hosts' egress qdisc is the variable: pfifo, fq_codel,
- * fq with ce_threshold, application-level start jitter over fq_codel, or
- * desync running the module's core.  Switch ports mark as DCTCP's step
- * at K and have a buffer each or share one per switch.  One JSON object
- * per run carries the results.
+ * fq with ce_threshold, application-level start jitter or rank slots over
+ * fq_codel, or desync running the module's core.  Switch ports mark as
+ * DCTCP's step at K and have a buffer each or share one per switch.  One
+ * JSON object per run carries the results.
  */
 #include <algorithm>
 #include <chrono>
@@ -130,6 +130,7 @@ class Cluster : public WorkloadNet
 	uint32_t SendStage(uint32_t j, uint32_t w, bool late);
 	void SplitConns();
 	void SplitStages();
+	Time StartDelay(uint32_t j, uint32_t w);
 	void SendMsg(uint32_t c);
 	void Pump(uint32_t c);
 	void OnAccept(Ptr<Socket> s, const Address &from);
@@ -266,7 +267,7 @@ Ptr<QueueDisc> Cluster::InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host)
 			TimeValue(m_o.ceThresholdNs == UINT64_MAX ? Time::Max() :
 								    NanoSeconds(m_o.ceThresholdNs)));
 	} else {
-		/* fq_codel as Linux configures it, ECN on; jitter runs over it. */
+		/* fq_codel as Linux configures it, ECN on; jitter and ranks run over it. */
 		install("ns3::FqCoDelQueueDisc", "UseEcn", BooleanValue(true));
 	}
 	Ptr<QueueDisc> qd = tch.Install(dev).Get(0);
@@ -863,16 +864,31 @@ uint32_t Cluster::SendStage(uint32_t ji, uint32_t w, bool late)
 		/* The message counts from the moment the worker could send it. */
 		cn.pending.push_back({ cn.queued + cn.msgBytes, Simulator::Now() });
 		cn.queued += cn.msgBytes;
-		if (m_o.hostQdisc == "jitter") {
-			uint64_t off = static_cast<uint64_t>(m_o.desync.offset_max_us) * 1000;
-
-			Simulator::Schedule(NanoSeconds(m_rng->GetInteger(0, off)),
-					    &Cluster::SendMsg, this, c);
-		} else {
+		if (m_o.hostQdisc == "jitter" || m_o.hostQdisc == "ranks")
+			Simulator::Schedule(StartDelay(ji, w), &Cluster::SendMsg, this, c);
+		else
 			SendMsg(c);
-		}
 	}
 	return sent;
+}
+
+/*
+ * The application's own staggering, in the window desync would use
+ * (offset_max): jitter sleeps a uniform draw in it; ranks wait their
+ * rank's slot, rank r of N starting r x window / N (or r x --rankSlot)
+ * after the compute, as a job that staggers its workers by rank.
+ */
+Time Cluster::StartDelay(uint32_t ji, uint32_t w)
+{
+	const std::vector<uint32_t> &ws = m_jobs[ji].workers;
+	uint64_t window = static_cast<uint64_t>(m_o.desync.offset_max_us) * 1000;
+
+	if (m_o.hostQdisc == "jitter")
+		return NanoSeconds(m_rng->GetInteger(0, window));
+	uint64_t rank = std::find(ws.begin(), ws.end(), w) - ws.begin();
+	uint64_t slot = m_o.rankSlotNs ? m_o.rankSlotNs : window / ws.size();
+
+	return NanoSeconds(rank * slot);
 }
 
 /*

@@ -218,14 +218,20 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 		{ "connsPerPeer", "connections each message to a peer is split over, "
 				  "1..64, all starting together (NCCL channels, socket pools)",
 		  [o](const std::string &v) { return ParseU32(v, 1, 64, &o->connsPerPeer); } },
-		{ "hostQdisc", "pfifo|fq_codel|fq|jitter|desync",
+		{ "hostQdisc", "pfifo|fq_codel|fq|jitter|ranks|desync",
 		  [o](const std::string &v) {
 			  o->hostQdisc = v;
-			  return OneOf(v, { "pfifo", "fq_codel", "fq", "jitter", "desync" });
+			  return OneOf(v, { "pfifo", "fq_codel", "fq", "jitter", "ranks", "desync" });
 		  } },
 		{ "ceThreshold", "fq's ce_threshold: CE on a packet that waited longer "
 				 "in the host qdisc (--hostQdisc=fq)",
 		  [o](const std::string &v) { return DesyncParseTimeNs(v, &o->ceThresholdNs); } },
+		{ "rankSlot", "ranks: rank r starts its sends r x this after its compute "
+			      "(--hostQdisc=ranks; default the offset_max of --desync over "
+			      "the job's workers)",
+		  [o](const std::string &v) {
+			  return DesyncParseTimeNs(v, &o->rankSlotNs) && o->rankSlotNs;
+		  } },
 		{ "txQueues", "TX queues of each host, 1..64: an mq root with one host qdisc "
 			      "per queue, a connection's queue by the hash of its addresses and ports",
 		  [o](const std::string &v) { return ParseU32(v, 1, 64, &o->txQueues); } },
@@ -297,6 +303,10 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 	}
 	if (o->ceThresholdNs != UINT64_MAX && o->hostQdisc != "fq") {
 		std::cerr << "desync-sim: --ceThreshold needs --hostQdisc=fq\n";
+		return 2;
+	}
+	if (o->rankSlotNs && o->hostQdisc != "ranks") {
+		std::cerr << "desync-sim: --rankSlot needs --hostQdisc=ranks\n";
 		return 2;
 	}
 	if (sharedGiven && !o->sharedBuf) {

@@ -47,6 +47,8 @@ struct SimOptions {
 	std::string hostQdisc = "fq_codel";
 	/* fq's ce_threshold; none by default, as in Linux */
 	uint64_t ceThresholdNs = UINT64_MAX;
+	/* ranks: the wait between consecutive ranks' starts, 0 = window / N */
+	uint64_t rankSlotNs = 0;
 	uint32_t txQueues = 1;		/* host qdisc instances, as under mq */
 	std::string desyncWords;
 	DesyncConfig desync;

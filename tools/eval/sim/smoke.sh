@@ -11,8 +11,8 @@
 # switch-check drives a switch port's queue on its own; a shared switch
 # buffer absorbs the incast that overflows static ports of the same
 # total, and its dynamic threshold holds.  fq marks past ce_threshold
-# (fq-check drives it on its own).  workload-smoke.sh checks job
-# profiles and background flows.
+# (fq-check drives it on its own), and ranks start at their slot.
+# workload-smoke.sh checks job profiles and background flows.
 
 set -uo pipefail
 SIM_DIR=$(dirname "$(readlink -f "$0")")
@@ -265,6 +265,24 @@ else
 	not_ok "--hostQdisc=fq marks on the hosts past --ceThreshold and not below"
 fi
 
+# Rank slots: rank r of 8 sends r slots after its compute, so the last
+# message completes 7 slots after the compute, a 14 kB message later:
+# 7 x 4ms / 8 by default, 7 x 1ms with --rankSlot=1ms.
+RANKS=(--scenario=incast --hosts=8 --msg=14480 --compute=5ms --iters=2 --seed=1 --hostQdisc=ranks)
+"$SIM" "${RANKS[@]}" --json="$OUT/ranks.json" >/dev/null
+"$SIM" "${RANKS[@]}" --rankSlot=1ms --json="$OUT/ranks1ms.json" >/dev/null
+if [ -s "$OUT/ranks.json" ] && [ -s "$OUT/ranks1ms.json" ] &&
+   /usr/bin/python3 -c 'import json,sys
+for f, slot in ((sys.argv[1], 500), (sys.argv[2], 1000)):
+    j = json.load(open(f))
+    if not (j["valid"] and 7 * slot <= j["fct_max_us"] < 7 * slot + 100 and
+            5000 + 7 * slot <= j["iter_mean_us"] < 5000 + 7 * slot + 100):
+        sys.exit(1)' "$OUT/ranks.json" "$OUT/ranks1ms.json"; then
+	ok "--hostQdisc=ranks starts each rank at its slot"
+else
+	not_ok "--hostQdisc=ranks starts each rank at its slot"
+fi
+
 # Each bad command line: exit 2, exactly one line on stderr.
 bad_opt()
 {
@@ -308,6 +326,8 @@ bad_opt --switchBuffer=shared --sharedBuffer=1MB --ecnK=2MB
 bad_opt --tcp=bsd
 bad_opt --hostQdisc=fq --ceThreshold=soon
 bad_opt --ceThreshold=1ms
+bad_opt --hostQdisc=ranks --rankSlot=0
+bad_opt --hostQdisc=jitter --rankSlot=1ms
 
 # Job profiles and background flows.
 # shellcheck source=tools/eval/sim/workload-smoke.sh
