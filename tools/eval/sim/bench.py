@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Run the scenario matrix of the ns-3 model: every row under every host
-qdisc and seed, two runs at a time, one JSON object per run.
+qdisc and baseline (QDISCS) and seed, two runs at a time, one JSON
+object per run.
 
 Usage: bench.py RAW_DIR [ROW|NAME...]
 
@@ -26,7 +27,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 SIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "desync-sim")
 
-QDISCS = ["pfifo", "fq_codel", "jitter", "desync"]
+# A column is "QDISC" or "QDISC:WORDS" (see qdisc_args()).  Beside the
+# qdiscs, what an operator would try first: the route's rto_min lowered
+# to 5 ms, fq marking at the same 1 ms of host queueing as desync's
+# ce_threshold, workers started at their rank's slot, and desync itself
+# with the lowered rto_min.
+QDISCS = ["pfifo", "fq_codel", "fq_codel:rto_min 5ms", "fq:ce_threshold 1ms", "jitter",
+          "ranks", "desync", "desync:rto_min 5ms"]
 
 # Datacenter defaults shared by rows 1, 3, 4 and 5: 100 Gbit/s hosts,
 # a shallow 256 kB per-port buffer, DCTCP with K = 65 packets.
@@ -240,15 +247,36 @@ EXTRA_ROWS = ABLATIONS + STICKY + RTO + FIELD + FIELD_STICKY + WIDEN + WIDEN_LON
 SEED_FACTOR = {"twojob-4x8-2m": 4, "A-twojob-4x8-2m": 4}
 
 
+def qdisc_args(label):
+    """
+    The desync-sim options of the column LABEL, "QDISC" or "QDISC:WORDS".
+    WORDS are option words as tc and ip take them: "rto_min TIME" (ip
+    route's, for any qdisc) sets TCP's minimum RTO; the rest are
+    desync's tc options, fq's "ce_threshold TIME" or ranks' "slot TIME".
+    """
+    qdisc, _, words = label.partition(":")
+    w = words.split()
+    out = [f"--hostQdisc={qdisc}"]
+    if "rto_min" in w:
+        i = w.index("rto_min")
+        out.append(f"--minRto={w[i + 1]}")
+        del w[i:i + 2]
+    own = {"fq": "ce_threshold", "ranks": "slot"}
+    if qdisc == "desync" and w:
+        out.append("--desync=" + " ".join(w))
+    elif qdisc in own and w[:1] == [own[qdisc]] and len(w) == 2:
+        out.append({"fq": "--ceThreshold=", "ranks": "--rankSlot="}[qdisc] + w[1])
+    elif w:
+        raise ValueError(f"column {label!r}: unknown words {' '.join(w)!r}")
+    return out
+
+
 def run_one(raw, name, args, qdisc, seed):
     tag = qdisc.replace(" ", "_").replace(":", "=")
     out = os.path.join(raw, f"{name}.{tag}.{seed}.json")
     if os.path.exists(out):
         return out
-    extra = [f"--hostQdisc={qdisc}"]
-    if qdisc.startswith("desync:"):
-        extra = ["--hostQdisc=desync", "--desync=" + qdisc.split(":", 1)[1]]
-    cmd = [SIM] + args + extra + [f"--seed={seed}", f"--json={out}.tmp"]
+    cmd = [SIM] + args + qdisc_args(qdisc) + [f"--seed={seed}", f"--json={out}.tmp"]
     # Quoted, so that "sh FILE.cmd" runs it again as it ran.
     with open(out + ".cmd", "w") as f:
         f.write(shlex.join(cmd) + "\n")

@@ -19,7 +19,9 @@ import os
 import statistics
 import sys
 
-QDISCS = ["pfifo", "fq_codel", "jitter", "desync"]
+# Column order; other columns ("desync:WORDS", ...) follow, sorted.
+QDISCS = ["pfifo", "fq_codel", "fq_codel:rto_min 5ms", "fq:ce_threshold 1ms", "jitter",
+          "ranks", "desync", "desync:rto_min 5ms"]
 METRICS = [
     ("fct_p99_us", "p99 FCT (us)"),
     ("iter_mean_us", "mean iteration (us)"),
@@ -230,7 +232,7 @@ def plot(recs, names, out):
     for key, label in [("fct_p99_us", "p99 FCT"), ("iter_mean_us", "mean iteration time"),
                        ("queue_peak_bytes", "bottleneck queue peak")]:
         fig, ax = plt.subplots(figsize=(11, 4.5))
-        qs = [q for q in QDISCS if q != "fq_codel"]
+        qs = [q for q in QDISCS if q != "fq_codel" and any(r["host_qdisc"] == q for r in recs)]
         w = 0.8 / len(qs)
         for i, q in enumerate(qs):
             med, lo, hi = [], [], []

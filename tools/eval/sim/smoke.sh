@@ -11,7 +11,8 @@
 # switch-check drives a switch port's queue on its own; a shared switch
 # buffer absorbs the incast that overflows static ports of the same
 # total, and its dynamic threshold holds.  fq marks past ce_threshold
-# (fq-check drives it on its own), and ranks start at their slot.
+# (fq-check drives it on its own), ranks start at their slot, and
+# bench.py's rto_min column times out sooner.
 # workload-smoke.sh checks job profiles and background flows.
 
 set -uo pipefail
@@ -281,6 +282,24 @@ for f, slot in ((sys.argv[1], 500), (sys.argv[2], 1000)):
 	ok "--hostQdisc=ranks starts each rank at its slot"
 else
 	not_ok "--hostQdisc=ranks starts each rank at its slot"
+fi
+
+# The operator's rto_min as bench.py names its column: the same
+# timeouts as at the default, each over after 5 ms instead of 200.
+RTO5=$(cd "$SIM_DIR" && PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -c 'import bench; print(*bench.qdisc_args("fq_codel:rto_min 5ms"))')
+# shellcheck disable=SC2086 # the options, one word each
+"$SIM" "${INCAST[@]}" $RTO5 --json="$OUT/rto5.json" >/dev/null
+"$SIM" "${INCAST[@]}" --hostQdisc=fq_codel --json="$OUT/rto200.json" >/dev/null
+if [ "$RTO5" = "--hostQdisc=fq_codel --minRto=5ms" ] &&
+   [ -s "$OUT/rto5.json" ] && [ -s "$OUT/rto200.json" ] &&
+   [ "$(field "$OUT/rto5.json" rtos)" -gt 0 ] && [ "$(field "$OUT/rto200.json" rtos)" -gt 0 ] &&
+   /usr/bin/python3 -c 'import json,sys
+lo, hi = (json.load(open(f)) for f in sys.argv[1:])
+sys.exit(not (lo["valid"] and hi["iter_mean_us"] >= 200000 and lo["iter_mean_us"] < 50000))' \
+	"$OUT/rto5.json" "$OUT/rto200.json"; then
+	ok "the rto_min 5ms column's timeouts fire earlier than the default's"
+else
+	not_ok "the rto_min 5ms column's timeouts fire earlier than the default's"
 fi
 
 # Each bad command line: exit 2, exactly one line on stderr.
