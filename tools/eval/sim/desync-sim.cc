@@ -56,6 +56,7 @@ struct Conn {
 	uint64_t unsent = 0;
 	uint64_t queued = 0;	/* bytes handed to TCP so far, in total */
 	uint64_t rcvd = 0;
+	uint32_t cwnd = 0;	/* the sender's congestion window, bytes */
 	bool connected = false;
 	bool late = false;	/* OSP stage 2: sent after the barrier */
 	bool perMsg = false;	/* closed once its message is sent */
@@ -166,6 +167,7 @@ class Cluster : public WorkloadNet
 	uint64_t m_rtos = 0;
 	uint64_t m_probes = 0;	/* tail loss probes (--tcp=linux) */
 	uint64_t m_linkLosses = 0;
+	uint32_t m_startCwndMax = 0;	/* bytes: the largest window a message started with */
 	uint32_t m_jobsDone = 0;
 	uint32_t m_connected = 0;
 	std::unique_ptr<Training> m_train;	/* --profile */
@@ -694,6 +696,10 @@ void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
 
 				k->srttNs = k->srttNs ? k->srttNs - k->srttNs / 8 + v / 8 : v;
 			}, ss));
+	s->TraceConnectWithoutContext(
+		"CongestionWindow", MakeBoundCallback(+[](Conn *k, uint32_t, uint32_t v) {
+			k->cwnd = v;
+		}, &cn));
 	s->SetSendCallback(MakeBoundCallback(+[](Cluster *cl, uint32_t k, Ptr<Socket>, uint32_t) {
 		cl->Pump(k);
 	}, this, c));
@@ -901,6 +907,8 @@ void Cluster::SendMsg(uint32_t c)
 {
 	m_conns[c].unsent += m_conns[c].msgBytes;
 	if (!m_o.connPerMsg) {
+		/* What a burst can start with: the window kept over the compute. */
+		m_startCwndMax = std::max(m_startCwndMax, m_conns[c].cwnd);
 		Pump(c);
 		return;
 	}
@@ -1060,6 +1068,7 @@ void Cluster::Report(double wallS)
 		js << (i ? ", " : "") << m_switchBuf[i]->Peak();
 	js << "]"
 	   << ", \"link_losses\": " << m_linkLosses
+	   << ", \"start_cwnd_max\": " << m_startCwndMax / kMss
 	   << ", \"host_drops\": " << hostDrops << ", \"host_ce_marks\": " << hostMarks
 	   << ", \"bursts\": " << bursts << ", \"held\": " << held
 	   << ", \"early_release\": " << early << ", \"hold_time_us\": " << holdNs / 1e3
