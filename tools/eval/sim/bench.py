@@ -10,7 +10,8 @@ Without ROW, rows 1-7; "A" selects the ablations of the offset window
 (and of sticky offsets and widen on four jobs sharing an uplink),
 "S" those of sticky offsets (20 iterations), "R" the persistent incasts
 with a 10 ms minimum RTO, "F" the timeout-bound field incasts, "W" those
-of them that need a window wider than the default over more iterations.
+of them that need a window wider than the default over more iterations,
+"B" the rings where the application's sleep (jitter) loses.
 
 Rows are scaled to fit about half an hour on two cores (see ROWS); the
 environment variable BENCH_SEEDS sets the number of seeds (default 5;
@@ -237,8 +238,26 @@ LOSSY = [(f"{n}-loss{rate}", *rest)
                                             [f"--lossRate={rate}", "--timeLimit=200s"],
                                             iters=1000)]
 
+# The application's sleep that lost where nothing else did: rings whose
+# neighbours share 2:1 ToR uplinks (two 25 Gbit/s hosts a ToR), 4 MiB
+# messages, 100 ms of compute.  A sender that starts alone finds its
+# own link the bottleneck and keeps the window it grew there over the
+# compute; desync without its host marking (ce_threshold 0 ce_backlog 0)
+# starts senders apart as jitter does.  Under Linux's TCP and, as the
+# losses were first measured, ns-3's ("B", not part of "make bench-sim";
+# Documentation/sim.md, "Baselines").
+BASELINE_QDISCS = ["fq_codel", "jitter", "jitter:rto_min 5ms", "ranks", "fq:ce_threshold 1ms",
+                   "desync", "desync:ce_threshold 0 ce_backlog 0"]
+BASELINE = [(f"B-ring-{n}x4m-2to1{tag}", "B",
+             ["--scenario=ring", f"--hosts={n}", "--hostsPerTor=2", "--spines=2",
+              "--hostRate=25Gbps", "--fabricRate=25Gbps", "--buffer=512000", "--ecnK=97500",
+              "--linkDelay=1us", "--cc=dctcp", "--msg=4MiB", "--compute=100ms", "--iters=4",
+              "--timeLimit=20s", *tcp], BASELINE_QDISCS)
+            for n, tag, tcp in ((8, "", []), (32, "", []), (8, "-ns3", ["--tcp=ns3"]))]
+
 # Every row outside the matrix: "make bench-sim" runs none of them.
-EXTRA_ROWS = ABLATIONS + STICKY + RTO + FIELD + FIELD_STICKY + WIDEN + WIDEN_LONG + LOSSY
+EXTRA_ROWS = (ABLATIONS + STICKY + RTO + FIELD + FIELD_STICKY + WIDEN + WIDEN_LONG + LOSSY +
+              BASELINE)
 
 # Rows that one retransmit timeout more or less decides run this many
 # times BENCH_SEEDS seeds.  Four jobs of 165 ms, each moved 200 ms by a

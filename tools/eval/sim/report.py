@@ -34,6 +34,9 @@ METRICS = [
 ROW6 = [("goodput_gbps", "goodput (Gbit/s)"), ("jain", "Jain's index")]
 # Faulty uplinks: what was lost there and what the hosts marked.
 LOSSY = [("link_losses", "uplink losses"), ("host_ce_marks", "host CE marks")]
+# Baselines: the window a message started with, and the hosts' marks.
+BASE = [("start_cwnd_max", "largest window at a start (segments)"),
+        ("host_ce_marks", "host CE marks")]
 
 
 UNITS = {"bps": 1, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "Tbps": 1e12,
@@ -133,8 +136,8 @@ def main():
     else:
         recs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(raw, "*.json")))]
     # The matrix's rows by number, then the ablations (A), sticky (S), RTO (R),
-    # field (F), widen (W), long widen (WL) and lossy-uplink (L) rows.
-    extra = {"A": 99, "S": 100, "R": 101, "F": 102, "W": 103, "WL": 104, "L": 105}
+    # field (F), widen (W), long widen (WL), lossy-uplink (L) and baseline (B) rows.
+    extra = {"A": 99, "S": 100, "R": 101, "F": 102, "W": 103, "WL": 104, "L": 105, "B": 106}
     recs.sort(key=lambda r: (extra.get(r["row"], r["row"]), run_file(r)))
     names = []
     for r in recs:
@@ -156,7 +159,8 @@ def main():
     for name in names:
         row = [r for r in recs if r["name"] == name]
         rown = row[0]["row"]
-        metrics = METRICS + (ROW6 if rown == 6 else []) + (LOSSY if rown == "L" else [])
+        metrics = (METRICS + (ROW6 if rown == 6 else []) + (LOSSY if rown == "L" else []) +
+                   (BASE if rown == "B" else []))
         qdiscs = [q for q in QDISCS if any(r["host_qdisc"] == q for r in row)]
         qdiscs += sorted({r["host_qdisc"] for r in row} - set(qdiscs))
         lines += [f"## Row {rown}: {name}", "", "`desync-sim " + " ".join(row[0]["args"]) + "`",
@@ -225,6 +229,9 @@ def summary(recs, names, out):
 
 
 def plot(recs, names, out):
+    qs = [q for q in QDISCS if q != "fq_codel" and any(r["host_qdisc"] == q for r in recs)]
+    if not qs:
+        return
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -232,7 +239,6 @@ def plot(recs, names, out):
     for key, label in [("fct_p99_us", "p99 FCT"), ("iter_mean_us", "mean iteration time"),
                        ("queue_peak_bytes", "bottleneck queue peak")]:
         fig, ax = plt.subplots(figsize=(11, 4.5))
-        qs = [q for q in QDISCS if q != "fq_codel" and any(r["host_qdisc"] == q for r in recs)]
         w = 0.8 / len(qs)
         for i, q in enumerate(qs):
             med, lo, hi = [], [], []
