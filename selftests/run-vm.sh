@@ -132,6 +132,8 @@ KERNELS=("$@")
 "$SELFTESTS/check-retry.sh" || die "a timing test is missing from RETRY_TESTS"
 # A result line that lies would hide everything after it.
 "$SELFTESTS/check-lib.sh" || die "lib.sh reports results wrongly"
+# The accounting checks trust the probe's receiver to count what arrived.
+"$SELFTESTS/check-probe.sh" || die "desync-probe's receiver miscounts"
 
 # The guest runs the host's binaries: what the tests use must be here.
 need_pkgs iperf3 iproute2 python3 kmod libnl-3-dev libnl-route-3-dev pkg-config

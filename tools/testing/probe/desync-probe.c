@@ -603,19 +603,29 @@ static int do_recv(int argc, char **argv)
 		int tos = -1;
 		ssize_t len;
 
-		if (stop_rx || (count && npkt + empty >= count))
+		if (count && npkt + empty >= count)
 			break;
-		wait = deadline - now;
-		if (last && last + quiet_ns - now < wait)
-			wait = last + quiet_ns - now;
-		if (wait <= 0)
-			break;
-		if (poll(&pfd, 1, (int)((wait + 999999) / 1000000)) <= 0)
-			continue;
+		/*
+		 * A stop still reads what the socket holds: a receiver slower
+		 * than the sender (a debug kernel, a verbose log) lags by up to
+		 * a whole receive buffer, and those datagrams arrived.
+		 */
+		if (!stop_rx) {
+			wait = deadline - now;
+			if (last && last + quiet_ns - now < wait)
+				wait = last + quiet_ns - now;
+			if (wait <= 0)
+				break;
+			if (poll(&pfd, 1, (int)((wait + 999999) / 1000000)) <= 0)
+				continue;
+		}
 		len = recvmsg(fd, &msg, MSG_DONTWAIT);
 		rx_mono = now_ns(CLOCK_MONOTONIC);
-		if (len < 0)
+		if (len < 0) {
+			if (stop_rx && (errno == EAGAIN || errno == EWOULDBLOCK))
+				break;
 			continue;
+		}
 		last = rx_mono;
 		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
 			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
@@ -1037,7 +1047,7 @@ static void usage(void)
 		"packet goes to each -d ADDR[,mark=N][,prio=N], or with -o each burst to\n"
 		"the next one (one socket each, so each has its own source port).\n"
 		"-M N gives the i-th packet sent mark MARK + i %% N (MARK defaults to 0).\n"
-		"recv prints its results on SIGTERM too.\n",
+		"recv prints its results on SIGTERM too, after reading what its socket holds.\n",
 		prog, prog, prog, prog, prog);
 }
 
