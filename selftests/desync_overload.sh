@@ -130,6 +130,18 @@ FLOOD_INERR0=0
 # and, LEAD seconds later, a flood of NF 64-byte datagrams with marks
 # 1..NF, every one a new group, into a desync root on $DEV grouping by
 # mark with OPTS.  The receiver logs every packet to OUT.
+# Datagrams the veth pair dropped after the qdisc (a backlog full of
+# what a drain released at once): the kernel counts them as the sender's
+# tx_dropped and the receiver's rx_dropped.
+link_drops()
+{
+	local tx rx
+
+	tx=$(ip netns exec "$NS_A" cat /sys/class/net/"$DEV"/statistics/tx_dropped)
+	rx=$(ip netns exec "$NS_B" cat /sys/class/net/"$PEER"/statistics/rx_dropped)
+	echo $((tx + rx))
+}
+
 flood_start()	# OUT K NF LEAD OPTS...
 {
 	local out=$1 k=$2 nf=$3 lead=$4
@@ -140,6 +152,7 @@ flood_start()	# OUT K NF LEAD OPTS...
 	tcok qdisc add dev "$DEV" root desync group_by mark groups 65536 idle 500ms \
 		spread 0 slots 4 slot 3 "$@" || return 1
 	FLOOD_INERR0=$(snmp_get "$NS_B" Udp InErrors)
+	FLOOD_LINK0=$(link_drops)
 	recv_start "$out" -l 0.0.0.0 -q 3s -t 60s -b 200000000 -v
 	psend -d "$B4" -n 1 -k "$k" -i "${FLOOD_GAP_MS}ms" -s 100 -m 0 > "$out.steady" 2>&1 &
 	FLOOD_PIDS=($!)
@@ -153,23 +166,25 @@ flood_start()	# OUT K NF LEAD OPTS...
 # datagram was received or counted as dropped.
 flood_end()	# OUT K NF
 {
-	local out=$1 sent_s sent_f rx drops inerr
+	local out=$1 sent_s sent_f rx drops inerr link
 
 	wait "${FLOOD_PIDS[1]}"
 	wait "${FLOOD_PIDS[0]}"
 	check_drained
 	recv_stop
 	inerr=$(($(snmp_get "$NS_B" Udp InErrors) - FLOOD_INERR0))
+	link=$(($(link_drops) - FLOOD_LINK0))
 	sent_s=$(awk '$1 == "sent" { print $7 }' "$out.steady")
 	sent_f=$(awk '$1 == "sent" { print $7 }' "$out.flood")
 	rx=$(sfield "$out" pkts)
 	drops=${SNAP[desync:drops]}
 	note "steady $sent_s + flood $sent_f sent, $rx received, desync drops $drops," \
-	     "early releases ${SNAP[desync:early_release]}, UDP InErrors $inerr"
+	     "early releases ${SNAP[desync:early_release]}, UDP InErrors $inerr," \
+	     "veth drops $link"
 	assert_eq "steady datagrams sent" "$sent_s" "$2"
 	assert_eq "flood datagrams sent" "$sent_f" "$3"
-	assert_eq "sent - (received + qdisc drops + UDP InErrors)" \
-		$((sent_s + sent_f - rx - drops - inerr)) 0
+	assert_eq "sent - (received + qdisc drops + UDP InErrors + veth drops)" \
+		$((sent_s + sent_f - rx - drops - inerr - link)) 0
 }
 
 # The most groups held at once while the flood's sender runs, sampled as
