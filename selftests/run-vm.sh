@@ -43,7 +43,7 @@ REPO=$(dirname "$SELFTESTS")
 # kernel_log_clean test checks the kernel log of the whole run.
 ALL_SCRIPTS="desync_config desync_hold desync_bypass desync_ecn desync_limits desync_edt
 	desync_accounting desync_overload desync_unpriv desync_slotmap desync_ctl desync_apply
-	desync_trace desync_lifecycle"
+	desync_readme desync_trace desync_lifecycle"
 
 # A script that hangs must not take the rest of the run with it.
 SCRIPT_TIMEOUT=${DESYNC_SCRIPT_TIMEOUT:-600}

@@ -28,8 +28,9 @@ to its report script, never in the page.
 --write replaces every marked value and table with what the results
 give now.  --check changes nothing and prints one line per value that
 differs, "DOC:LINE: expected NEW, found OLD (KEY)", and fails if there
-is one, or if a key does not resolve.  Without DOC, every page under
-Documentation/ and every README.md under results/ is read.  --root
+is one, or if a key does not resolve.  Without DOC, the top README.md,
+every page under Documentation/ and every README.md under results/ is
+read.  --root
 reads the results (and the pages named without a path) from another
 tree, as the self-test does with its fixture.
 """
@@ -206,7 +207,8 @@ def main():
         print("\n".join(v) if isinstance(v, list) else v)
         return
 
-    docs = a.docs or sorted(glob.glob(os.path.join(root, "Documentation", "*.md")) +
+    docs = a.docs or sorted(glob.glob(os.path.join(root, "README.md")) +
+                            glob.glob(os.path.join(root, "Documentation", "*.md")) +
                             glob.glob(os.path.join(root, "results", "**", "README.md"),
                                       recursive=True))
     passed = failed = 0
