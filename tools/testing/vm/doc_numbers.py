@@ -154,6 +154,23 @@ def got(log, test, n="1", what="got", div="1"):
     return v if div == "1" else v / float(div)
 
 
+def flood(log, what):
+    """
+    overload_new_group_flood's accounting note: WHAT is "sent" (steady
+    and flood together), "received", or "missing" (sent less received
+    and every counted drop).
+    """
+    m = re.search(r"steady (\d+) \+ flood (\d+) sent, (\d+) received, desync drops (\d+), "
+                  r"early releases \d+, UDP InErrors (\d+)(?:, veth drops (\d+))?"
+                  r"(?:, UDP NoPorts (\d+))?", text(log))
+    if not m:
+        raise LookupError(f"no flood accounting in {log}")
+    v = [int(x or 0) for x in m.groups()]
+    sent = v[0] + v[1]
+    return {"sent": sent, "received": v[2],
+            "missing": sent - v[2] - v[3] - v[4] - v[5]}[what]
+
+
 NUMBERS = {k: over_logs(f) for k, f in {
     "fuzz": fuzz,
     "fuzz_progress": fuzz_progress,
@@ -164,6 +181,7 @@ NUMBERS = {k: over_logs(f) for k, f in {
     "script": script,
     "test_seconds": test_seconds,
     "got": got,
+    "flood": flood,
 }.items()}
 TABLES = {}
 
