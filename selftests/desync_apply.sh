@@ -3,8 +3,9 @@
 #
 # desync-apply (tools/ops/desync-apply), what desync@.service runs when a device
 # appears: a root desync on a one-queue device, one per TX queue under mq
-# on a multiqueue one, the same result when run again, a refused option
-# that changes nothing and says why, --remove, and its usage errors.
+# on a multiqueue one, the same result when run again, desync on the TX
+# queues a channel change (ethtool -L) activates, a refused option that
+# changes nothing and says why, --remove, and its usage errors.
 #
 # Usage: desync_apply.sh      (root, in the test VM; see selftests/README.md)
 
@@ -12,6 +13,7 @@ ALL_TESTS="
 	load_module
 	apply_root
 	apply_mq
+	apply_channel_grow
 	apply_refused
 	apply_remove
 	apply_usage
@@ -54,11 +56,26 @@ for q in json.load(open(sys.argv[1])):
 ' "$TMPD/tree.json" | sort
 }
 
-mq_dev_add()
+mq_dev_add()	# [QUEUES]
 {
-	ip -n "$NS_A" link add "$MQDEV" numtxqueues 4 type veth peer name dsq1 \
-		numrxqueues 4 || { fail "cannot create a 4-queue veth"; return 1; }
+	local n=${1:-4}
+
+	ip -n "$NS_A" link add "$MQDEV" numtxqueues "$n" numrxqueues "$n" type veth \
+		peer name dsq1 numtxqueues "$n" numrxqueues "$n" ||
+		{ fail "cannot create a $n-queue veth"; return 1; }
 	defer ip -n "$NS_A" link del "$MQDEV"
+}
+
+# Sets the number of active TX queues of $MQDEV, as a driver or an
+# operator does with ethtool -L, and checks that the kernel took it.
+tx_channels()	# COUNT
+{
+	local q
+
+	ip netns exec "$NS_A" ethtool -L "$MQDEV" tx "$1" ||
+		{ fail "ethtool -L $MQDEV tx $1 failed"; return 1; }
+	q=$(ip netns exec "$NS_A" sh -c "ls -d /sys/class/net/$MQDEV/queues/tx-*" | wc -l)
+	assert_eq "active TX queues of $MQDEV" "$q" "$1"
 }
 
 apply_root()
@@ -93,6 +110,33 @@ apply_mq()
 	conf "$MQDEV" 'DESYNC_OPTS="offset_max 3ms"' DESYNC_MQ=no
 	apply "$MQDEV" || fail "desync-apply DESYNC_MQ=no failed: $(cat "$TMPD/apply.err")"
 	assert_eq "qdiscs with DESYNC_MQ=no" "$(tree_of "$MQDEV")" "desync root 3000 1 random"
+}
+
+# mq has a class, and a child qdisc, for each of the TX queues the device
+# can have, active or not; the queues a channel change activates send
+# through the qdisc their class already holds.  Applied with 2 of 8
+# queues active, every class must carry desync once all 8 are, and a
+# shrink must leave desync-apply's result as it was.
+apply_channel_grow()
+{
+	local want i
+
+	command -v ethtool > /dev/null ||
+		{ fail "no ethtool (selftests/run-vm.sh installs it)"; return; }
+	mq_dev_add 8 || return
+	tx_channels 2 || return
+	conf "$MQDEV" 'DESYNC_OPTS="offset_max 3ms slots 8 slot 2"'
+	apply "$MQDEV" || { fail "desync-apply failed: $(cat "$TMPD/apply.err")"; return; }
+	want=$(for i in $(seq 1 8); do echo "desync 1:$i 3000 8 2"; done
+	       echo "mq root - - -")
+	want=$(sort <<< "$want")
+
+	tx_channels 8 || return
+	assert_eq "qdiscs after growing to 8 TX queues" "$(tree_of "$MQDEV")" "$want"
+	tx_channels 2 || return
+	assert_eq "qdiscs after shrinking to 2 TX queues" "$(tree_of "$MQDEV")" "$want"
+	apply "$MQDEV" || fail "desync-apply failed after the shrink: $(cat "$TMPD/apply.err")"
+	assert_eq "qdiscs of a second run after the shrink" "$(tree_of "$MQDEV")" "$want"
 }
 
 # Applies GOOD, then BAD, which must fail with PATTERN in its message and

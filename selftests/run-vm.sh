@@ -136,7 +136,7 @@ KERNELS=("$@")
 "$SELFTESTS/check-probe.sh" || die "desync-probe's receiver miscounts"
 
 # The guest runs the host's binaries: what the tests use must be here.
-need_pkgs iperf3 iproute2 python3 kmod libnl-3-dev libnl-route-3-dev pkg-config
+need_pkgs iperf3 iproute2 ethtool python3 kmod libnl-3-dev libnl-route-3-dev pkg-config
 
 # desync_ctl checks desyncctl's export with promtool where it exists;
 # installing Debian's prometheus for it is tools/ops/desyncctl/test-host.sh's.
