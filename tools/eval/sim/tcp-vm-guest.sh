@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage (inside the test VM, as root; tcp-vm.sh runs it):
+#   tcp-vm-guest.sh -o OUTDIR [-r REPS] CASE=DROPS...
+#
+# tcp-unit's script on the kernel's own TCP: two network namespaces
+# joined by a veth pair, the receiver's ACKs delayed 5 ms by netem (the
+# RTT of tcp-unit.sh), DCTCP, one segment per packet, and the chosen
+# transmissions of B's segments dropped on their arrival at the receiver.
+# DROPS is tcp-unit's --drop: SEG:NTH,... (NTH 1 where left out), empty
+# for no drop.  Runs every case REPS times, case after case within each
+# repetition, after one warm-up run that is not kept; each run's
+# capture, TCP_INFO and counters land in OUTDIR/CASE/REP.
+#
+# The drop is a u32 filter on the receiver's ingress that matches the
+# marker tcp-vm-peer writes at the start of each of B's segments, with a
+# gact action that drops the first K packets it sees and passes the next
+# (gact_determ(): every (K+1)-th packet takes the other verdict): so
+# exactly the first K transmissions of that segment, whatever the
+# timing.  netem alone cannot choose which packet it drops.
+
+set -euo pipefail
+
+HERE=$(dirname "$(readlink -f "$0")")
+PEER=$HERE/tcp-vm-peer
+NA=tva
+NB=tvb
+PORT=5000
+RTT=5ms
+# The marker: IPv4 without options, TCP with timestamps only (32 bytes).
+MAGIC=0x44534e43
+PAYLOAD_OFF=52
+
+out=
+reps=5
+
+usage()
+{
+	sed -n '3,21s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+while getopts "o:r:" opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	r) reps=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ -n "$out" ] && [ $# -ge 1 ] || usage
+[ -x "$PEER" ] || { echo "tcp-vm-guest: build $PEER first" >&2; exit 1; }
+
+log()
+{
+	echo "tcp-vm-guest: $*" >&2
+}
+
+# Waits up to 20 s for FILE to hold a line starting with TEXT.
+wait_line()
+{
+	local i
+
+	for ((i = 0; i < 200; i++)); do
+		grep -q "^$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	log "no \"$2\" in $1"
+	return 1
+}
+
+net_down()
+{
+	ip netns del $NA 2>/dev/null || true
+	ip netns del $NB 2>/dev/null || true
+}
+
+# net_up DROPS
+net_up()
+{
+	local d seg nth prio=1
+	declare -A first
+
+	net_down
+	ip netns add $NA
+	ip netns add $NB
+	# gso_max_segs 1: each packet one segment, so the filter sees every
+	# segment's marker and the capture every transmission.
+	ip link add name a netns $NA gso_max_segs 1 type veth \
+		peer name b netns $NB gso_max_segs 1
+	ip -n $NA addr add 10.9.0.1/24 dev a
+	ip -n $NB addr add 10.9.0.2/24 dev b
+	ip -n $NA link set dev lo up
+	ip -n $NB link set dev lo up
+	ip -n $NA link set dev a up
+	ip -n $NB link set dev b up
+	tc -n $NB qdisc add dev b root netem delay $RTT limit 10000
+	tc -n $NB qdisc add dev b clsact
+
+	# The first K transmissions of each segment named, K its largest NTH.
+	for d in ${1//,/ }; do
+		seg=${d%%:*}
+		nth=1
+		[ "$seg" = "$d" ] || nth=${d#*:}
+		[ "${first[$seg]:-0}" -ge "$nth" ] || first[$seg]=$nth
+	done
+	for seg in "${!first[@]}"; do
+		tc -n $NB filter add dev b ingress prio $prio protocol ip u32 \
+			match u32 $MAGIC 0xffffffff at $PAYLOAD_OFF \
+			match u32 "$seg" 0xffffffff at $((PAYLOAD_OFF + 4)) \
+			action gact drop random determ pass $((first[$seg] + 1))
+		prio=$((prio + 1))
+	done
+}
+
+# run_one DROPS DIR
+run_one()
+{
+	local drops=$1 dir=$2 rpid cpid rc=0
+
+	mkdir -p "$dir"
+	net_up "$drops"
+	ip netns exec $NB "$PEER" recv $PORT > "$dir/recv.out" &
+	rpid=$!
+	ip netns exec $NA "$PEER" cap a $NB b > "$dir/cap.txt" &
+	cpid=$!
+	wait_line "$dir/recv.out" listening && wait_line "$dir/cap.txt" "# capturing" || rc=1
+	if [ $rc -eq 0 ]; then
+		ip netns exec $NA "$PEER" send 10.9.0.2 $PORT > "$dir/send.json" || rc=1
+	fi
+	wait $rpid || rc=1
+	kill -TERM $cpid
+	wait $cpid || rc=1
+	ip netns exec $NA nstat -asz > "$dir/nstat-sender.txt"
+	ip netns exec $NB nstat -asz > "$dir/nstat-receiver.txt"
+	tc -n $NB -s filter show dev b ingress > "$dir/filters.txt"
+	net_down
+	return $rc
+}
+
+modprobe tcp_dctcp
+mkdir -p "$out"
+uname -r > "$out/kernel"
+log "warm-up"
+run_one "" /tmp/tcp-vm-warmup
+fail=0
+for ((rep = 1; rep <= reps; rep++)); do
+	for c in "$@"; do
+		log "${c%%=*} $rep/$reps"
+		run_one "${c#*=}" "$out/${c%%=*}/$rep" || {
+			log "${c%%=*} $rep failed"
+			fail=1
+		}
+	done
+done
+exit $fail
