@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Usage (inside the test VM, as root; tcp-vm.sh runs it):
-#   tcp-vm-guest.sh -o OUTDIR [-r REPS] CASE=DROPS...
+#   tcp-vm-guest.sh -o OUTDIR [-r REPS] CASE=DROPS[+PAUSE_MS]...
 #
 # tcp-unit's script on the kernel's own TCP: two network namespaces
 # joined by a veth pair, the receiver's ACKs delayed 5 ms by netem (the
 # RTT of tcp-unit.sh), DCTCP, one segment per packet, and the chosen
 # transmissions of B's segments dropped on their arrival at the receiver.
 # DROPS is tcp-unit's --drop: SEG:NTH,... (NTH 1 where left out), empty
-# for no drop.  Runs every case REPS times, case after case within each
+# for no drop; with +PAUSE_MS the receiver stops reading that long once
+# B is in (tcp-vm-peer recv).  Runs every case REPS times, case after case within each
 # repetition, after one warm-up run that is not kept; each run's
 # capture, TCP_INFO and counters land in OUTDIR/CASE/REP.
 #
@@ -37,7 +38,7 @@ reps=5
 
 usage()
 {
-	sed -n '3,21s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,23s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -49,7 +50,9 @@ while getopts "o:r:" opt; do
 	esac
 done
 shift $((OPTIND - 1))
-[ -n "$out" ] && [ $# -ge 1 ] || usage
+if [ -z "$out" ] || [ $# -lt 1 ]; then
+	usage
+fi
 [ -x "$PEER" ] || { echo "tcp-vm-guest: build $PEER first" >&2; exit 1; }
 
 log()
@@ -114,14 +117,16 @@ net_up()
 	done
 }
 
-# run_one DROPS DIR
+# run_one DROPS[+PAUSE_MS] DIR
 run_one()
 {
-	local drops=$1 dir=$2 rpid cpid rc=0
+	local drops=${1%%+*} pause='' dir=$2 rpid cpid rc=0
 
+	[ "$drops" = "$1" ] || pause=${1#*+}
 	mkdir -p "$dir"
 	net_up "$drops"
-	ip netns exec $NB "$PEER" recv $PORT > "$dir/recv.out" &
+	# shellcheck disable=SC2086 # no pause, no argument
+	ip netns exec $NB "$PEER" recv $PORT $pause > "$dir/recv.out" 2> "$dir/recv.log" &
 	rpid=$!
 	ip netns exec $NA "$PEER" cap a $NB b > "$dir/cap.txt" &
 	cpid=$!

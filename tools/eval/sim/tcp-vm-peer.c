@@ -5,7 +5,9 @@
  * The three programs tcp-vm-guest.sh runs in the test VM, one connection
  * between two network namespaces:
  *
- *   recv PORT            the receiver: DCTCP, reads and discards until EOF
+ *   recv PORT [PAUSE_MS] the receiver: DCTCP, reads and discards until EOF;
+ *                        with PAUSE_MS, stops reading that long once B is
+ *                        in, as an application busy computing would
  *   send ADDR PORT       the sender: tcp-unit's four messages on the
  *                        clock tcp-unit.cc writes them on, then one JSON
  *                        object of what TCP_INFO said
@@ -71,8 +73,39 @@ static void set_cc(int fd)
 		die("TCP_CONGESTION dctcp");
 }
 
-static int do_recv(int port)
+/*
+ * After each read: the delayed-ACK state of the receiver, to tell why it
+ * ACKed when it did.  /proc/net/tcp's "quick << 1 | pingpong" column
+ * (get_tcp4_sock()) is the only place the quickack credit shows.
+ */
+static void ack_state(int fd, ssize_t n)
 {
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	char line[512];
+	unsigned int qp = 0;
+	struct timespec ts;
+	FILE *f;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+		die("TCP_INFO");
+	f = fopen("/proc/net/tcp", "r");
+	while (f && fgets(line, sizeof(line), f))
+		/* Our connection: the one in state 01 (ESTABLISHED). */
+		if (sscanf(line, "%*s %*s %*s 01" " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %u",
+			   &qp) == 1)
+			break;
+	if (f)
+		fclose(f);
+	fprintf(stderr, "read %lld %zd ato_us %u rcv_mss %u rto_us %u quick %u pingpong %u\n",
+		ts.tv_sec * 1000000000LL + ts.tv_nsec, n, ti.tcpi_ato, ti.tcpi_rcv_mss,
+		ti.tcpi_rto, qp >> 1, qp & 1);
+}
+
+static int do_recv(int port, int pause_ms)
+{
+	long long got = 0;
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
 	static char buf[1 << 16];
 	int one = 1, l, c;
@@ -91,8 +124,18 @@ static int do_recv(int port)
 	c = accept(l, NULL, NULL);
 	if (c < 0)
 		die("accept");
-	while ((n = read(c, buf, sizeof(buf))) > 0)
-		;
+	while ((n = read(c, buf, sizeof(buf))) > 0) {
+		ack_state(c, n);
+		got += n;
+		/*
+		 * A reader that drains a lone full segment with PSH ACKs it at
+		 * once (tcp_measure_rcv_mss() sets ICSK_ACK_PUSHED, and
+		 * tcp_cleanup_rbuf() acts on it); one that does not read
+		 * leaves C's ACK to the delayed-ACK timer.
+		 */
+		if (pause_ms && got == (long long)(1 + 2 * SEGS_B) * MSS)
+			usleep(pause_ms * 1000);
+	}
 	if (n < 0)
 		die("read");
 	close(c);
@@ -342,13 +385,13 @@ static int do_cap(const char *dev, const char *peer_ns, const char *peer_dev)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "recv"))
-		return do_recv(atoi(argv[2]));
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "recv"))
+		return do_recv(atoi(argv[2]), argc == 4 ? atoi(argv[3]) : 0);
 	if (argc == 4 && !strcmp(argv[1], "send"))
 		return do_send(argv[2], atoi(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "cap"))
 		return do_cap(argv[2], argv[3], argv[4]);
-	fprintf(stderr, "usage: tcp-vm-peer recv PORT\n"
+	fprintf(stderr, "usage: tcp-vm-peer recv PORT [PAUSE_MS]\n"
 			"       tcp-vm-peer send ADDR PORT\n"
 			"       tcp-vm-peer cap DEV PEER_NS PEER_DEV\n");
 	return 2;

@@ -34,12 +34,15 @@ FIRST_C = FIRST_B + SEGS_B
 PHASES = range(0, 4000, 500)
 TOLERANCE = 0.25
 
-# Case: the drops, tcp-unit's --drop syntax.
+# Case: the drops (tcp-unit's --drop) and how long the kernel's receiver
+# stops reading once B is in (ms, 0 for never).  The model has no reader:
+# "push" and "delack" are one script there.
 CASES = {
-    "delack": "",
-    "tlp": "20",
-    "rack": "19,20",
-    "lostprobe": "20:1,20:2,20:3",
+    "push": ("", 0),
+    "delack": ("", 300),
+    "tlp": ("20", 0),
+    "rack": ("19,20", 0),
+    "lostprobe": ("20:1,20:2,20:3", 0),
 }
 
 
@@ -55,7 +58,10 @@ def tack(j, k):
 
 # Metric: (case, what it is, the Linux function it follows, its value).
 METRICS = {
-    "delack": ("delack", "lone segment: its ACK waits the delayed-ACK timer",
+    "push": ("push", "lone segment read at once: its ACK",
+             "tcp_measure_rcv_mss(), tcp_cleanup_rbuf()",
+             lambda j: j["ack_c_us"] - j["rtt_us"]),
+    "delack": ("delack", "lone segment not read: its ACK waits the timer",
                "tcp_send_delayed_ack()", lambda j: j["ack_c_us"] - j["rtt_us"]),
     "pto": ("tlp", "last segment lost: the probe after the last ACK",
             "tcp_schedule_loss_probe()", lambda j: t(j, 0) - tack(j, 0)),
@@ -102,7 +108,13 @@ def from_capture(path):
         if ts > start and a > hi and ts <= done:
             acks_b.append(ts - start)
             hi = a
+    # How many of B's segments the last ACK before the first resend
+    # covered: with all but one, one segment is out and the probe waits
+    # rto_min more (tcp_schedule_loss_probe()).
+    before = [a for ts, a in acks if start < ts < start + sends[SEGS_B][0]] \
+        if len(sends) > SEGS_B else []
     return {
+        "acked_before_resend": (max(before) - b0) // MSS if before else None,
         "rtt_us": RTT_US,
         "ack_q_us": acked(MSS) - first(0),
         "ack_c_us": acked(c0) - first(b1),
@@ -142,7 +154,7 @@ def kernel_runs(raw):
 
 
 def model_runs():
-    for case, drops in CASES.items():
+    for case, (drops, _) in CASES.items():
         for phase in PHASES:
             cmd = [UNIT, "--tcp=linux", f"--rtt={RTT_US}", f"--phase={phase}"]
             if drops:
@@ -205,7 +217,7 @@ def table(recs):
 
 def main(argv):
     if argv[1:] == ["--cases"]:
-        print(" ".join(f"{c}={d}" for c, d in CASES.items()))
+        print(" ".join(f"{c}={d}" + (f"+{p}" if p else "") for c, (d, p) in CASES.items()))
         return 0
     if len(argv) != 3:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
