@@ -29,6 +29,8 @@
 #                        selftests on the debug kernel (hours)
 #   make sim             the ns-3 model tools/eval/sim/desync-sim (installs libns3-dev)
 #   make bench-sim       the scenario matrix in the ns-3 model, into results/sim/
+#   make tcp-vm          the model's loss recovery against 6.1's and 6.12's
+#                        TCP in the VM, into results/sim-tcp-vm/
 #   make plan-test       unit tests of tools/ops/desync-plan/desync-plan
 #   make bench-plan      desync-plan's heuristic against exact, and the
 #                        planned slots and OSP's two stages in the ns-3 model,
@@ -135,6 +137,10 @@ sim:
 bench-sim: sim
 	tools/eval/sim/bench.sh
 
+# The model's loss recovery against the kernel's, in the VM (a calibration).
+tcp-vm: sim
+	tools/eval/sim/tcp-vm.sh
+
 plan-test:
 	$(MAKE) -C tools/ops/desync-plan check
 
@@ -154,5 +160,5 @@ clean:
 	$(MAKE) -C tools/eval/sim clean
 
 .PHONY: all module plugin tools install uninstall version deb check-deb release \
-	check-newest check demo bench-effect bench-cost stress sim bench-sim \
+	check-newest check demo bench-effect bench-cost stress sim bench-sim tcp-vm \
 	plan-test bench-plan clean

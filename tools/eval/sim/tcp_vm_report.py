@@ -52,8 +52,11 @@ def t(j, k):
 
 
 def tack(j, k):
-    """The last ACK of new data before resend K."""
-    return max(a for a in j["acks_b"] if a < t(j, k))
+    """
+    The last ACK of new data before resend K, or B's start where none
+    came first: the probe is armed as the data leaves (tcp_write_xmit()).
+    """
+    return max([a for a in j["acks_b"] if a < t(j, k)], default=0.0)
 
 
 # Metric: (case, what it is, the Linux function it follows, its value).
@@ -86,9 +89,9 @@ def from_capture(path):
         for line in f:
             if line.startswith("#"):
                 continue
-            ts, dev, seq, ack, length, flags, _ = line.split()
+            ts, dev, seq, ack, length, flags = line.split()[:6]
             pkts.append((int(ts) / 1e3, dev, int(seq), int(ack), int(length), flags))
-            if dev == "a" and flags == "S":
+            if dev == "a" and flags.startswith("S") and "." not in flags:
                 isn = int(seq)
     if isn is None:
         raise ValueError(f"{path}: no SYN")
