@@ -314,7 +314,7 @@ const std::set<std::string> kTopKeys = {
 const std::set<std::string> kJobKeys = {
 	"name", "hosts", "mark", "bytes", "compute", "backward", "gradients",
 	"bucket_cap", "first_bucket", "buckets", "collective", "jitter",
-	"straggler_rate", "straggler_factor",
+	"straggler_rate", "straggler_factor", "iters", "server",
 	"model", "batch", "source", "notes",		/* prose, not read */
 };
 
@@ -436,7 +436,37 @@ std::string ReadJob(const Json &v, JobProfile *j)
 		j->stragglerFactor = x->num;
 	if (j->stragglerRate > 0 && !x)
 		return "straggler_rate needs straggler_factor";
+	if ((x = v.Get("iters")) &&
+	    (x->type != Json::Number || x->num < 1 || x->num > 100000 ||
+	     x->num != std::floor(x->num)))
+		return "bad iters " + Show(*x) + " (want a count of steps, 1..100000)";
+	if (x)
+		j->iters = static_cast<uint32_t>(x->num);
 	return "";
+}
+
+/*
+ * A job's "server": the name of an earlier parameter-server job whose
+ * server it pushes to as well, as the jobs of the emulated cluster's
+ * twojob scenario share one aggregator.
+ */
+std::string ReadServer(const Json &v, const std::vector<JobProfile> &before, JobProfile *j)
+{
+	const Json *x = v.Get("server");
+
+	if (!x)
+		return "";
+	if (j->collective != Collective::Ps)
+		return "server needs collective ps";
+	for (size_t i = 0; x->type == Json::String && i < before.size(); i++) {
+		if (before[i].name != x->str)
+			continue;
+		if (before[i].collective != Collective::Ps)
+			return "server " + Show(*x) + " is not a ps job";
+		j->serverOf = static_cast<int32_t>(i);
+		return "";
+	}
+	return "bad server " + Show(*x) + " (want the name of an earlier job)";
 }
 
 } // namespace
@@ -483,6 +513,8 @@ std::string ProfileLoad(const std::string &path, Profile *p)
 		/* The planner's default names: job0, job1, ... */
 		j.name = name && name->type == Json::String ? name->str : "job" + std::to_string(k);
 		std::string err = ReadJob(x->arr[k], &j);
+		if (err.empty())
+			err = ReadServer(x->arr[k], p->jobs, &j);
 		if (!err.empty())
 			return path + ": job " + j.name + ": " + err;
 		p->jobs.push_back(std::move(j));

@@ -36,6 +36,8 @@ struct JobProfile {
 	uint64_t jitterNs = 0;		/* uniform [0, jitter] added per step */
 	double stragglerRate = 0;	/* chance a worker's step is slow */
 	double stragglerFactor = 1;	/* its compute multiplied by this */
+	uint32_t iters = 0;		/* steps; 0: desync-sim's --iters */
+	int32_t serverOf = -1;		/* ps: the earlier job whose server it shares */
 };
 
 struct Profile {

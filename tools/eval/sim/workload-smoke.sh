@@ -4,7 +4,8 @@
 # job profiles and background flows.  A profile's buckets overlap its
 # compute, a ring all-reduce moves 2(N-1)/N of the buckets per worker,
 # a parameter server and an all-to-all move theirs, stragglers stretch
-# the compute, jobs of different periods share the uplinks, background
+# the compute, jobs of different periods share the uplinks, a job may
+# share another's parameter server and run its own steps, background
 # flows all complete and are reported apart, and bad profiles exit 2.
 # shellcheck shell=bash
 
@@ -77,6 +78,28 @@ else
 	not_ok "jobs of different periods share the uplinks; ps and all-to-all volumes, stragglers"
 fi
 
+# Two parameter-server jobs of 4 workers, the second sharing the
+# first's server over 2 of its 3 steps, as the emulated cluster's
+# twojob: while both push, the server's port drains 8 pushes, not 4.
+ps2()	# SERVER-KEY
+{
+	printf '{"rate": "10Gbps", "jobs": [
+ {"name": "a", "hosts": 4, "compute": "1ms", "bytes": "500kB", "collective": "ps"},
+ {"name": "b", "hosts": 4, "compute": "1ms", "bytes": "500kB", "collective": "ps",
+  "iters": 2%s}]}\n' "$1"
+}
+ps2 ', "server": "a"' >"$OUT/shared.json"
+ps2 '' >"$OUT/apart.json"
+if "$SIM" --profile="$OUT/shared.json" "${WL[@]}" --json="$OUT/shared.out" >/dev/null &&
+   "$SIM" --profile="$OUT/apart.json" "${WL[@]}" --json="$OUT/apart.out" >/dev/null &&
+   wl_py "$OUT/shared.out" "j['valid'] and j['iters_done'] == 5 and j['conns'] == 16" &&
+   /usr/bin/python3 -c 'import json,sys; s, a = (json.load(open(f))["iter_us"] for f in sys.argv[1:])
+sys.exit(not (s[0] > 1.5 * a[0] and s[3] > 1.5 * a[3]))' "$OUT/shared.out" "$OUT/apart.out"; then
+	ok "a job's own iters; two ps jobs share a server's port"
+else
+	not_ok "a job's own iters; two ps jobs share a server's port"
+fi
+
 # Web-search flows at a fifth of every host link beside the ring: every
 # flow started completes, reported apart from the job's messages.
 if "$SIM" --profile="$OUT/ring.json" --hostsPerTor=2 --iters=10 --seed=4 \
@@ -134,6 +157,9 @@ bad_profile '{"jobs": [{'"$J"', "buckets": [{"bytes": 1, "at": "1ms"}, {"bytes":
 bad_profile '{"jobs": [{'"$J"', "bytes": 1000, "straggler_rate": 0.1}]}'
 bad_profile '{"jobs": [{'"$J"', "bytes": 1000, "straggler_rate": 2, "straggler_factor": 2}]}'
 bad_profile '{"jobs": [{"hosts": 1, "compute": "1ms", "bytes": 1000, "collective": "ring"}]}'
+bad_profile '{"jobs": [{'"$J"', "bytes": 1000, "iters": 0}]}'
+bad_profile '{"jobs": [{'"$J"', "bytes": 1000, "server": "a"}]}'
+bad_profile '{"jobs": [{"name": "a", '"$J"', "bytes": 1000, "collective": "ring"}, {'"$J"', "bytes": 1000, "server": "a"}]}'
 bad_profile '{"rate": "fast", "jobs": [{'"$J"', "bytes": 1000}]}'
 bad_opt --profile="$OUT/none.json"
 bad_opt --profile="$OUT/ring.json" --msg=1MB

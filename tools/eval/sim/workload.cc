@@ -44,12 +44,13 @@ void List(std::ostream &js, const char *key, const std::vector<double> &v)
 
 } // namespace
 
-Training::Training(const Profile &p, uint32_t iters) : m_iters(iters)
+Training::Training(const Profile &p, uint32_t iters)
 {
 	for (const JobProfile &jp : p.jobs) {
 		Job j;
 
 		j.p = jp;
+		j.iters = jp.iters ? jp.iters : iters;
 		j.rng = Stream(kJobStream + m_jobs.size());
 		m_jobs.push_back(std::move(j));
 	}
@@ -85,6 +86,10 @@ void Training::Place(uint32_t hostsPerTor, std::vector<uint32_t> *torOf)
 		}
 		if (j.p.collective != Collective::Ps)
 			continue;
+		if (j.p.serverOf >= 0) {
+			j.server = m_jobs[j.p.serverOf].server;
+			continue;
+		}
 		j.server = torOf->size();
 		torOf->push_back(i % tors);
 	}
@@ -326,7 +331,7 @@ void Training::WorkerDone(uint32_t ji, uint32_t)
 	if (--j.pending)
 		return;
 	j.stats.iterUs.push_back((Simulator::Now() - j.start).GetNanoSeconds() / 1e3);
-	if (++j.iter < m_iters) {
+	if (++j.iter < j.iters) {
 		StartStep(ji);
 		return;
 	}
@@ -350,7 +355,7 @@ void Training::Report(std::ostream &js) const
 		const JobStats &st = j.stats;
 		double m = 0, g = 0;
 		/* Steps begun: the last may not have ended. */
-		double begun = j.p.hosts * (st.done ? m_iters : j.iter + 1.0);
+		double begun = j.p.hosts * (st.done ? j.iters : j.iter + 1.0);
 
 		for (double v : st.iterUs)
 			m += v / st.iterUs.size();

@@ -95,6 +95,7 @@ class Training
 		uint32_t server = ~0u;		/* its host, for ps */
 		std::vector<Worker> w;
 		std::vector<uint32_t> serverRcvd;	/* per bucket, for ps */
+		uint32_t iters = 0;		/* steps to run */
 		uint32_t iter = 0;
 		uint32_t pending = 0;		/* workers still in the step */
 		ns3::Time start;
@@ -115,7 +116,6 @@ class Training
 	void WorkerDone(uint32_t j, uint32_t w);
 	uint64_t Chunk(uint64_t bytes, uint32_t n, uint32_t k) const;
 
-	uint32_t m_iters;
 	std::vector<Job> m_jobs;
 	WorkloadNet *m_net = nullptr;
 	std::function<void()> m_allDone;
