@@ -50,6 +50,7 @@ STUDIES = {
     "sim": ("tools/eval/sim/doc_numbers.py", "results/sim"),
     "simbase": ("tools/eval/sim/doc_numbers.py", "results/sim-baselines"),
     "simtcp": ("tools/eval/sim/tcp_vm_numbers.py", "results/sim-tcp-vm"),
+    "simcal": ("tools/eval/sim/calib_numbers.py", "results/sim-calibration"),
     "cluster": ("tools/eval/cluster/doc_numbers.py", "results/cluster"),
     "cost": ("tools/eval/bench-cost/doc_numbers.py", "results/bench-cost"),
     "debug": ("tools/testing/vm/doc_numbers.py", "results/debug-kernel"),
