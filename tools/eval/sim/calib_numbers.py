@@ -21,6 +21,7 @@ import calibrate
 
 recs = []
 kernels = {}
+runfile = {}
 
 
 def load(results):
@@ -28,9 +29,9 @@ def load(results):
     recs[:] = calibrate.load(os.path.join(results, "results.jsonl"))
     kernels.clear()
     kernels.update(calibrate.kernel_runs(root))
-    global runfile
+    runfile.clear()
     with open(os.path.join(results, "RUN")) as f:
-        runfile = dict(line.split(": ", 1) for line in f.read().splitlines() if ": " in line)
+        runfile.update(line.split(": ", 1) for line in f.read().splitlines() if ": " in line)
 
 
 class Range(tuple):
