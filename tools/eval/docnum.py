@@ -51,6 +51,8 @@ STUDIES = {
     "simbase": ("tools/eval/sim/doc_numbers.py", "results/sim-baselines"),
     "simtcp": ("tools/eval/sim/tcp_vm_numbers.py", "results/sim-tcp-vm"),
     "simcal": ("tools/eval/sim/calib_numbers.py", "results/sim-calibration"),
+    "simwork": ("tools/eval/sim/doc_numbers.py", "results/sim-workloads"),
+    "simlinux": ("tools/eval/sim/doc_numbers.py", "results/sim-linux"),
     "cluster": ("tools/eval/cluster/doc_numbers.py", "results/cluster"),
     "cost": ("tools/eval/bench-cost/doc_numbers.py", "results/bench-cost"),
     "debug": ("tools/testing/vm/doc_numbers.py", "results/debug-kernel"),

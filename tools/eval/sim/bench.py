@@ -11,7 +11,8 @@ Without ROW, rows 1-7; "A" selects the ablations of the offset window
 "S" those of sticky offsets (20 iterations), "R" the persistent incasts
 with a 10 ms minimum RTO, "F" the timeout-bound field incasts, "W" those
 of them that need a window wider than the default over more iterations,
-"B" the rings where the application's sleep (jitter) loses.
+"B" the rings where the application's sleep (jitter) loses, "P" the
+shipped job profiles, scaled.
 
 Rows are scaled to fit about half an hour on two cores (see ROWS); the
 environment variable BENCH_SEEDS sets the number of seeds (default 5;
@@ -21,12 +22,14 @@ run again, so an interrupted matrix resumes.
 """
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
 SIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "desync-sim")
+PROFILE_DIR = os.path.join(os.path.dirname(SIM), "profiles")
 
 # A column is "QDISC" or "QDISC:WORDS" (see qdisc_args()).  Beside the
 # qdiscs, what an operator would try first: the route's rto_min lowered
@@ -257,9 +260,44 @@ BASELINE = [(f"B-ring-{n}x4m-2to1{tag}", "B",
               "--timeLimit=20s", *tcp], BASELINE_QDISCS)
             for n, tag, tcp in ((8, "", []), (32, "", []), (8, "-ns3", ["--tcp=ns3"]))]
 
+# The shipped job profiles (profiles/*.json) under the operator's
+# baselines ("P", not part of "make bench-sim").  At their own sizes a
+# step of BERT-large moves 2.4 GB per host and would take hours of
+# simulation, so each row runs the profile scaled by K (the "--scale=K"
+# of the row, which profile_args() turns into a scaled copy): every byte
+# count (gradients, bucket_cap, first_bucket, buckets) and the host and
+# fabric rates divided by K.  Compute, the number of buckets, their
+# ready times and the time a bucket takes on the wire stay the
+# profile's, and so does every time of desync and of the baselines (the
+# 4 ms window, ce_threshold, rto_min); a ring's chunk has K times fewer
+# packets, and the switches' buffer and K, kept in bytes, hold K times
+# longer.  K is kept low enough that a chunk stays at tens of packets or
+# more (at K = 256 BERT-large's chunks of 9 packets made every ring step
+# wait for delayed ACKs), and fewer workers and steps keep the large
+# models within about a minute a run.  Every uplink is 2:1
+# oversubscribed (two workers a ToR under one spine at the host rate,
+# or four under two) and every ring crosses it.
+PROFILE_QDISCS = ["fq_codel", "fq_codel:rto_min 5ms", "jitter", "ranks", "desync",
+                  "desync:rto_min 5ms"]
+PROFILES = [
+    # name, K, workers a job, workers a ToR, spines, steps
+    ("resnet50", 16, 8, 4, 2, 3),       # 6.25 Gbit/s, 6.4 MB of gradients, 200 kB chunks
+    ("moe-layer", 16, 8, 4, 2, 3),      # 6.25 Gbit/s, four all-to-alls of 2 MiB
+    ("bert-large", 64, 4, 2, 1, 2),     # 1.5625 Gbit/s, 21 MB, 102 kB chunks
+    ("cassini-2jobs", 64, 4, 4, 2, 2),  # 1.5625 Gbit/s, both jobs alike, 8 workers
+    ("gpt2-xl", 128, 4, 2, 1, 2),       # 781 Mbit/s, 24 MB, 51 kB chunks
+]
+PROFILE = [(f"P-{n}", "P",
+            [f"--profile={n}.json", f"--scale={k}", f"--hosts={hosts}",
+             f"--hostsPerTor={per_tor}", f"--spines={spines}",
+             f"--hostRate={100_000_000_000 // k}bps", f"--fabricRate={100_000_000_000 // k}bps",
+             "--buffer=256000", "--ecnK=97500", "--linkDelay=1us", "--cc=dctcp",
+             f"--iters={iters}", "--timeLimit=60s"],
+            PROFILE_QDISCS) for n, k, hosts, per_tor, spines, iters in PROFILES]
+
 # Every row outside the matrix: "make bench-sim" runs none of them.
 EXTRA_ROWS = (ABLATIONS + STICKY + RTO + FIELD + FIELD_STICKY + WIDEN + WIDEN_LONG + LOSSY +
-              BASELINE)
+              BASELINE + PROFILE)
 
 # Rows that one retransmit timeout more or less decides run this many
 # times BENCH_SEEDS seeds.  Four jobs of 165 ms, each moved 200 ms by a
@@ -292,12 +330,70 @@ def qdisc_args(label):
     return out
 
 
+BYTE_UNITS = {"": 1, "B": 1, "K": 1000, "KB": 1000, "M": 10**6, "MB": 10**6, "G": 10**9,
+              "GB": 10**9, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30}
+
+
+def size(v):
+    """A profile's byte count, a number or a string such as "25MiB"."""
+    if isinstance(v, (int, float)):
+        return v
+    m = re.fullmatch(r"([0-9.]+)\s*([A-Za-z]*)", v.strip())
+    if not m or m[2].upper() not in BYTE_UNITS:
+        raise ValueError(f"not a size: {v!r}")
+    return float(m[1]) * BYTE_UNITS[m[2].upper()]
+
+
+def scaled_profile(raw, name, k):
+    """
+    A copy of the shipped profile NAME in RAW with every byte count
+    divided by K.  DDP's default bucket sizes (1 MiB first, 25 MiB cap)
+    are written out so that they scale too: the step keeps its number
+    of buckets.
+    """
+    with open(os.path.join(PROFILE_DIR, name)) as f:
+        p = json.load(f)
+    for j in p["jobs"]:
+        if "gradients" in j:
+            j.setdefault("first_bucket", "1MiB")
+            j.setdefault("bucket_cap", "25MiB")
+        for key in ("gradients", "first_bucket", "bucket_cap", "bytes"):
+            if key in j:
+                j[key] = max(1, round(size(j[key]) / k))
+        for b in j.get("buckets", []):
+            b["bytes"] = max(1, round(size(b["bytes"]) / k))
+    out = os.path.join(raw, "profiles", f"{name[:-5]}-scale{k}.json")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(p, f, indent=1)
+    return out
+
+
+def profile_args(raw, args):
+    """
+    ARGS for desync-sim: "--profile=NAME" names a shipped profile, and
+    "--scale=K" (bench.py's, not desync-sim's) runs it scaled by K.
+    """
+    scale = [a for a in args if a.startswith("--scale=")]
+    out = []
+    for a in args:
+        if a.startswith("--profile=") and os.path.sep not in a:
+            name = a.split("=", 1)[1]
+            path = (scaled_profile(raw, name, int(scale[0].split("=")[1])) if scale
+                    else os.path.join(PROFILE_DIR, name))
+            out.append(f"--profile={path}")
+        elif not a.startswith("--scale="):
+            out.append(a)
+    return out
+
+
 def run_one(raw, name, args, qdisc, seed):
     tag = qdisc.replace(" ", "_").replace(":", "=")
     out = os.path.join(raw, f"{name}.{tag}.{seed}.json")
     if os.path.exists(out):
         return out
-    cmd = [SIM] + args + qdisc_args(qdisc) + [f"--seed={seed}", f"--json={out}.tmp"]
+    cmd = ([SIM] + profile_args(raw, args) + qdisc_args(qdisc) +
+           [f"--seed={seed}", f"--json={out}.tmp"])
     # Quoted, so that "sh FILE.cmd" runs it again as it ran.
     with open(out + ".cmd", "w") as f:
         f.write(shlex.join(cmd) + "\n")

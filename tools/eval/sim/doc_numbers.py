@@ -63,7 +63,15 @@ def runs(row, q):
 
 
 def metric(r, key):
-    """A metric of one run; NAME_ms is NAME_us in milliseconds."""
+    """
+    A metric of one run; NAME_ms is NAME_us in milliseconds, NAME.I the
+    I-th entry of a list (job_iter_mean_ms.1: the second job's step).
+    """
+    name, dot, i = key.rpartition(".")
+    if dot and i.isdigit():
+        if name.endswith("_ms"):
+            return r[name[:-3] + "_us"][int(i)] / 1000
+        return r[name][int(i)]
     if key not in r and key.endswith("_ms") and key[:-3] + "_us" in r:
         return r[key[:-3] + "_us"] / 1000
     if key == "queue_peak_kb":
@@ -80,7 +88,7 @@ def ratio(row, q, key, how="med", base="fq_codel"):
     """The metric over BASE's on the same seed, over seeds (report.py's pairing)."""
     runs(row, q)
     runs(row, base)
-    if base == "fq_codel" and not key.endswith("_ms"):
+    if base == "fq_codel" and key in runs(row, q)[0]:
         rs, zero = ratios(recs, row, q, key)
     else:
         b = {r["seed"]: metric(r, key) for r in runs(row, base)}
@@ -397,7 +405,42 @@ def fixture():
                   for q in ("fq_codel", "desync")])
 
 
+# The shipped job profiles (rows P- of results/sim-workloads): each
+# job's mean step under fq_codel, and under every other column the
+# step over fq_codel's on the same seed, then the retransmit timeouts
+# and the drops per run.
+PROFILE_COLUMNS = ["fq_codel:rto_min 5ms", "jitter", "ranks", "desync", "desync:rto_min 5ms"]
+
+
+def profile_rows():
+    """(label, row, job index) of every job of every P- row."""
+    out = []
+    for n in dict.fromkeys(r["name"] for r in recs if r["row"] == "P"):
+        names = runs(n, "fq_codel")[0]["job_names"]
+        for i, j in enumerate(names):
+            out.append((n[2:] if len(names) == 1 else f"{n[2:]}: {j}", n, i))
+    return out
+
+
+def profiles():
+    """Rows P-: desync and the baselines on the scaled job profiles."""
+    rows = []
+    for label, n, i in profile_rows():
+        key = f"job_iter_mean_us.{i}"
+        cells = [f"{format(val(n, 'fq_codel', key.replace('_us', '_ms'), 'spread'))} ms "
+                 f"({format(val(n, 'fq_codel', 'rtos', 'range'))}; "
+                 f"{format(val(n, 'fq_codel', 'drops', 'range'))})"]
+        for q in PROFILE_COLUMNS:
+            cells.append(f"{format(ratio(n, q, key, 'spread'))}x "
+                         f"({format(val(n, q, 'rtos', 'range'))}; "
+                         f"{format(val(n, q, 'drops', 'range'))})")
+        rows.append([label] + cells)
+    return table(["profile", "fq_codel: mean step"] +
+                 [f"`{q}` / fq_codel" for q in PROFILE_COLUMNS], rows)
+
+
 TABLES = {
+    "profiles": profiles,
     "fixture": fixture,
     "incasts": incasts,
     "field_incasts": field_incasts,

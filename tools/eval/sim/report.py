@@ -39,6 +39,21 @@ BASE = [("start_cwnd_max", "largest window at a start (segments)"),
         ("host_ce_marks", "host CE marks")]
 
 
+def job_metrics(r):
+    """Job profiles with several jobs: each job's mean step, by index."""
+    if len(r.get("job_names", [])) < 2:
+        return []
+    return [(("job_iter_mean_us", i), f"mean step of {n} (us)")
+            for i, n in enumerate(r["job_names"])]
+
+
+def value(r, key):
+    """The metric KEY of run R: a name, or (name, index) into a list."""
+    if isinstance(key, tuple):
+        return r[key[0]][key[1]]
+    return r[key]
+
+
 UNITS = {"bps": 1, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "Tbps": 1e12,
          "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}
 
@@ -99,15 +114,16 @@ def seed_range(row):
 
 
 def ratios(recs, name, q, key):
-    base = {r["seed"]: r[key] for r in recs if r["name"] == name and r["host_qdisc"] == "fq_codel"}
+    base = {r["seed"]: value(r, key) for r in recs
+            if r["name"] == name and r["host_qdisc"] == "fq_codel"}
     out, zero = [], []
     for r in recs:
         if r["name"] != name or r["host_qdisc"] != q or r["seed"] not in base:
             continue
         if base[r["seed"]] > 0:
-            out.append(r[key] / base[r["seed"]])
+            out.append(value(r, key) / base[r["seed"]])
         else:
-            zero.append(r[key])
+            zero.append(value(r, key))
     return out, zero
 
 
@@ -136,8 +152,10 @@ def main():
     else:
         recs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(raw, "*.json")))]
     # The matrix's rows by number, then the ablations (A), sticky (S), RTO (R),
-    # field (F), widen (W), long widen (WL), lossy-uplink (L) and baseline (B) rows.
-    extra = {"A": 99, "S": 100, "R": 101, "F": 102, "W": 103, "WL": 104, "L": 105, "B": 106}
+    # field (F), widen (W), long widen (WL), lossy-uplink (L), baseline (B) and
+    # job profile (P) rows.
+    extra = {"A": 99, "S": 100, "R": 101, "F": 102, "W": 103, "WL": 104, "L": 105, "B": 106,
+             "P": 107}
     recs.sort(key=lambda r: (extra.get(r["row"], r["row"]), run_file(r)))
     names = []
     for r in recs:
@@ -160,7 +178,7 @@ def main():
         row = [r for r in recs if r["name"] == name]
         rown = row[0]["row"]
         metrics = (METRICS + (ROW6 if rown == 6 else []) + (LOSSY if rown == "L" else []) +
-                   (BASE if rown == "B" else []))
+                   (BASE if rown == "B" else []) + job_metrics(row[0]))
         qdiscs = [q for q in QDISCS if any(r["host_qdisc"] == q for r in row)]
         qdiscs += sorted({r["host_qdisc"] for r in row} - set(qdiscs))
         lines += [f"## Row {rown}: {name}", "", "`desync-sim " + " ".join(row[0]["args"]) + "`",
@@ -171,7 +189,7 @@ def main():
         for key, label in metrics:
             cells = []
             for q in qdiscs:
-                vals = [r[key] for r in row if r["host_qdisc"] == q]
+                vals = [value(r, key) for r in row if r["host_qdisc"] == q]
                 cells.append(spread(vals) if vals else "-")
             for q in qdiscs:
                 if q != "fq_codel":
