@@ -409,7 +409,7 @@ def fixture():
 # job's mean step under fq_codel, and under every other column the
 # step over fq_codel's on the same seed, then the retransmit timeouts
 # and the drops per run.
-PROFILE_COLUMNS = ["fq_codel:rto_min 5ms", "jitter", "ranks", "desync", "desync:rto_min 5ms"]
+PROFILE_COLUMNS = ["fq_codel:rto_min 5ms", "jitter", "desync", "desync:rto_min 5ms"]
 
 
 def profile_rows():
