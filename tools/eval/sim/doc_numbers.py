@@ -150,6 +150,11 @@ def seeds(row, q="fq_codel"):
     return len(runs(row, q))
 
 
+def stalled(row, q):
+    """Runs that reached the time limit with bytes missing."""
+    return sum(1 for r in runs(row, q) if not r["valid"])
+
+
 def delta(row, q, key, how="med", base="fq_codel"):
     """The metric less BASE's on the same seed, over seeds."""
     b = {r["seed"]: metric(r, key) for r in runs(row, base)}
@@ -229,6 +234,7 @@ NUMBERS = {
     "floor_port": floor_port,
     "iters": iters,
     "seeds": seeds,
+    "stalled": stalled,
 }
 NUMBERS = {k: over_rows(f) for k, f in NUMBERS.items()}
 
@@ -412,30 +418,64 @@ def fixture():
 PROFILE_COLUMNS = ["fq_codel:rto_min 5ms", "jitter", "desync", "desync:rto_min 5ms"]
 
 
+# In the order of bench.py's PROFILES: the cheap profiles first.
+PROFILE_ORDER = ["P-resnet50", "P-moe-layer", "P-bert-large", "P-cassini-2jobs", "P-gpt2-xl"]
+
+
 def profile_rows():
     """(label, row, job index) of every job of every P- row."""
     out = []
-    for n in dict.fromkeys(r["name"] for r in recs if r["row"] == "P"):
-        names = runs(n, "fq_codel")[0]["job_names"]
-        for i, j in enumerate(names):
-            out.append((n[2:] if len(names) == 1 else f"{n[2:]}: {j}", n, i))
+    names = dict.fromkeys(r["name"] for r in recs if r["row"] == "P")
+    for n in sorted(names, key=lambda n: (PROFILE_ORDER + [n]).index(n)):
+        jobs = runs(n, "fq_codel")[0]["job_names"]
+        for i, j in enumerate(jobs):
+            out.append((n[2:] if len(jobs) == 1 else f"{n[2:]}: {j}", n, i))
     return out
+
+
+def job_stalled(r, i):
+    """Whether job I of run R had bytes missing at the time limit."""
+    return not r["valid"] and r["job_jct_us"][i] >= arg(r, "timeLimit") * 1e6
+
+
+def job_ratio(row, q, job=0, how="spread"):
+    """
+    Job JOB's mean step over fq_codel's on the same seed, over the seeds
+    where neither stalled (job_stalled()).
+    """
+    job = int(job)
+    b = {r["seed"]: r["job_iter_mean_us"][job] for r in runs(row, "fq_codel")
+         if not job_stalled(r, job)}
+    return stat([r["job_iter_mean_us"][job] / b[r["seed"]] for r in runs(row, q)
+                 if r["seed"] in b and not job_stalled(r, job)], how)
+
+
+def job_stalls(row, q, job=0):
+    """In how many runs job JOB stalled."""
+    return sum(1 for r in runs(row, q) if job_stalled(r, int(job)))
+
+
+NUMBERS.update({"job_ratio": over_rows(job_ratio), "job_stalls": over_rows(job_stalls)})
 
 
 def profiles():
     """Rows P-: desync and the baselines on the scaled job profiles."""
     rows = []
     for label, n, i in profile_rows():
-        key = f"job_iter_mean_us.{i}"
-        cells = [f"{format(val(n, 'fq_codel', key.replace('_us', '_ms'), 'spread'))} ms "
-                 f"({format(val(n, 'fq_codel', 'rtos', 'range'))}; "
-                 f"{format(val(n, 'fq_codel', 'drops', 'range'))})"]
+        def counts(q):
+            return (f"({format(val(n, q, 'rtos', 'range'))}; "
+                    f"{format(val(n, q, 'drops', 'range'))})")
+        cells = [f"{format(val(n, 'fq_codel', f'job_iter_mean_ms.{i}', 'spread'))} ms "
+                 + counts("fq_codel")]
         for q in PROFILE_COLUMNS:
-            cells.append(f"{format(ratio(n, q, key, 'spread'))}x "
-                         f"({format(val(n, q, 'rtos', 'range'))}; "
-                         f"{format(val(n, q, 'drops', 'range'))})")
+            k, m = job_stalls(n, q, i), len(runs(n, q))
+            if k == m:
+                cells.append(f"stalled in {k} of {m} runs {counts(q)}")
+                continue
+            c = f"{format(job_ratio(n, q, i))}x {counts(q)}"
+            cells.append(c + (f", stalled in {k} of {m}" if k else ""))
         rows.append([label] + cells)
-    return table(["profile", "fq_codel: mean step"] +
+    return table(["profile", "fq_codel: mean step (RTOs; drops per run)"] +
                  [f"`{q}` / fq_codel" for q in PROFILE_COLUMNS], rows)
 
 
