@@ -250,7 +250,12 @@ def plot(recs, names, out):
     qs = [q for q in QDISCS if q != "fq_codel" and any(r["host_qdisc"] == q for r in recs)]
     if not qs:
         return
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        # The tables are the results; the plots only illustrate them.
+        print("report.py: no matplotlib, plots not made", file=sys.stderr)
+        return
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
