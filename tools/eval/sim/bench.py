@@ -272,9 +272,11 @@ BASELINE = [(f"B-ring-{n}x4m-2to1{tag}", "B",
 # 4 ms window, ce_threshold, rto_min); a ring's chunk has K times fewer
 # packets, and the switches' buffer and K, kept in bytes, hold K times
 # longer.  K is kept low enough that a chunk stays at tens of packets or
-# more (at K = 256 BERT-large's chunks of 9 packets made every ring step
-# wait for delayed ACKs), and fewer workers and steps keep the large
-# models within about a minute a run.  Every uplink is 2:1
+# more (at K = 256 BERT-large's chunks of 9 packets took a median of 43
+# ms each under desync, about Linux's 40 ms minimum delayed-ACK timeout,
+# where a chunk of the scaled profile takes about a millisecond on the
+# wire), and fewer workers and steps keep the large models within about
+# a minute a run.  Every uplink is 2:1
 # oversubscribed (two workers a ToR under one spine at the host rate,
 # or four under two) and every ring crosses it.  No "ranks" column: the
 # model staggers by rank the messages of --scenario only, so under a
