@@ -27,6 +27,12 @@ CONFIGS = {
     "e": "4 connections per peer, 4 TX queues, desync group_by flow under mq",
     "f": "4 connections per peer, 1 TX queue, fq_codel",
 }
+# Runs made before --tcp existed have no "tcp" key: they ran ns-3's TCP.
+TCP = {
+    "linux": "Linux's delayed ACKs, RTO, tail loss probe and RACK",
+    "ns3": "ns-3's own: delayed ACKs every second segment (1 ms timeout), "
+           "the RTO to the microsecond, neither probe nor RACK",
+}
 # Ratios: each configuration against the baseline, and mq's own
 # independence (c, e; d under fq_codel) against one qdisc for the same
 # connections (b; f).
@@ -55,12 +61,29 @@ def comm(r):
     return median_iter(r) - float(num) * US[v[len(num):]]
 
 
+# An iteration whose communication took longer than this waited for a
+# timer: a delayed ACK (TCP_ATO_MIN, 40 ms) or a retransmit timeout
+# (200 ms); the offsets and the drain take a few ms.
+WAIT_US = 30000
+
+
+def waits(r):
+    """Iterations longer than the compute time and WAIT_US."""
+    v = arg(r, "compute") or "1ms"
+    num = v.rstrip("nums")
+    lim = float(num) * US[v[len(num):]] + WAIT_US
+    return sum(1 for t in r["iter_us"] if t > lim)
+
+
 METRICS = [
     ("mean iteration (us)", lambda r: r["iter_mean_us"]),
     ("median iteration (us)", median_iter),
     ("p99 iteration (us)", lambda r: r["iter_p99_us"]),
     ("median communication (us)", comm),
+    ("iterations over 30 ms of communication", waits),
     ("RTOs", lambda r: r["rtos"]),
+    # ns-3's own TCP (--tcp=ns3) sends no probe and reports none.
+    ("tail loss probes", lambda r: r.get("probes", 0)),
     ("drops", lambda r: r["drops"]),
     ("queue peak (B)", lambda r: r["queue_peak_bytes"]),
 ]
@@ -111,6 +134,7 @@ def main():
             f.write(json.dumps(r, sort_keys=True) + "\n")
 
     iters = sorted({arg(r, "iters") for r in recs})
+    tcps = sorted({r.get("tcp", "ns3") for r in recs})
     lines = [
         "# One desync per TX queue (mq) in the ns-3 model",
         "",
@@ -128,8 +152,13 @@ def main():
         "Median over seeds [min-max].  Ratios: per seed, the value over that of the "
         "named configuration on the same seed, then median [min-max]; `0 -> n`: "
         "the reference had 0.  `median communication`: the median iteration less "
-        "the compute time.  `desyncs holding`: desync instances that held a packet, "
-        "over all hosts.",
+        "the compute time.  `iterations over 30 ms of communication`: per run, "
+        "those that waited for a timer, a delayed ACK (40 ms at least) or a "
+        "retransmit timeout (200 ms).  `desyncs holding`: desync instances that "
+        "held a packet, over all hosts.",
+        "",
+        "TCP: " + ", ".join(f"`--tcp={t}`" for t in tcps) + " (" +
+        "; ".join(TCP[t] for t in tcps) + ").",
         "",
         "| config | connections per peer, TX queues, host qdisc |",
         "|---|---|",
