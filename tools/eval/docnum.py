@@ -53,6 +53,7 @@ STUDIES = {
     "simcal": ("tools/eval/sim/calib_numbers.py", "results/sim-calibration"),
     "simwork": ("tools/eval/sim/doc_numbers.py", "results/sim-workloads"),
     "simlinux": ("tools/eval/sim/doc_numbers.py", "results/sim-linux"),
+    "simmq": ("tools/eval/sim/mq_numbers.py", "results/sim-mq"),
     "cluster": ("tools/eval/cluster/doc_numbers.py", "results/cluster"),
     "cost": ("tools/eval/bench-cost/doc_numbers.py", "results/bench-cost"),
     "debug": ("tools/testing/vm/doc_numbers.py", "results/debug-kernel"),

@@ -9,7 +9,8 @@
 # result and a key that names nothing, says where, and --write puts the
 # right values back.  Works on a copy; the fixture is never changed.  Then
 # the emulated cluster's numbers module against analyze.py's own table,
-# and the code study against a changed header.
+# the mq study against mq-report.py's table, and the code study against a
+# changed header.
 
 set -uo pipefail
 # shellcheck source=tools/lib/common.sh
@@ -91,6 +92,28 @@ for cfg in fq_codel desync desync_slots; do
 	done
 done
 result $rc "the cluster's numbers agree with analyze.py's table"
+
+# The mq study pairs seeds as mq-report.py does: each ratio of the
+# iteration times in table.md is what the module gives for it.
+rc=0
+for row in incast-16x256k incast-64x256k; do
+	for r in c/b e/b b/a; do
+		for m in iter_mean_us:2 median_iter:3; do
+			cell=$(awk -F' [|] ' -v r="| ${r%/*} / ${r#*/}" -v k="${m#*:}" \
+				'/^## /{s=$0} s=="## '"$row"'" && $1==r {print $k; exit}' \
+				"$REPO_ROOT/results/sim-mq/table.md")
+			# "med [min-max]", as the table writes it even where all are equal.
+			got=$(for st in med min max; do
+				"$docnum" --eval "simmq.ratio $row ${r%/*} ${r#*/} ${m%:*} $st %.2f"
+			done | paste -sd' ' | sed -E 's/^(.*) (.*) (.*)$/\1 [\2-\3]/')
+			if [ -z "$cell" ] || [ "$got" != "$cell" ]; then
+				echo "# $row $r ${m%:*}: table.md $cell, module $got"
+				rc=1
+			fi
+		done
+	done
+done
+result $rc "the mq study's ratios agree with mq-report.py's table"
 
 # The code study reads the headers: a page that states a default and a
 # bound passes as --write fills it in, and fails once the header's
