@@ -78,6 +78,9 @@
 #define DESYNC_GROUP_BY_FLOW	TC_DESYNC_GROUP_BY_FLOW
 #define DESYNC_GROUP_BY_MARK	TC_DESYNC_GROUP_BY_MARK
 #define DESYNC_GROUP_BY_PRIO	TC_DESYNC_GROUP_BY_PRIO
+#define DESYNC_ARM_ALWAYS	TC_DESYNC_ARM_ALWAYS
+#define DESYNC_ARM_LOSS		TC_DESYNC_ARM_LOSS
+#define DESYNC_ARM_TIMEOUT	TC_DESYNC_ARM_TIMEOUT
 #define DESYNC_BYPASS_PRIO_MAX	TC_DESYNC_BYPASS_PRIO_MAX
 #define DSCHED_PRIO_MASK	15	/* TC_PRIO_MAX */
 #define DSCHED_PRIO_CONTROL	7	/* TC_PRIO_CONTROL */
@@ -129,7 +132,11 @@ struct dsched_group {
 /* Bits 3-4: the worst DSCHED_SIGN_* its senders gave since that burst began. */
 #define DSCHED_G_SIGN_SHIFT 3
 #define DSCHED_G_SIGN_MASK (3U << DSCHED_G_SIGN_SHIFT)
-/* The upper bits: offset_max steps its window grew by, <= DESYNC_WIDEN_MAX. */
+/*
+ * The upper bits: offset_max steps its window grew by, <= DESYNC_WIDEN_MAX.
+ * With arm loss or timeout, the steps of offset_max its window is, 0 while
+ * it holds nothing (dsched_follow_timeouts()).
+ */
 #define DSCHED_G_WIDEN_SHIFT 5
 #define DSCHED_G_WIDEN_MASK (DESYNC_WIDEN_MAX << DSCHED_G_WIDEN_SHIFT)
 
@@ -148,6 +155,7 @@ struct dsched_params {
 	u32		sticky;			/* keep offsets that met no loss */
 	u32		ce_backlog;		/* segments ahead that mark, 0: never */
 	u32		widen;			/* steps timeouts may add, 0: fixed */
+	u32		arm;			/* DESYNC_ARM_*: what opens a window */
 };
 
 /*
@@ -259,7 +267,10 @@ static inline u64 dsched_burst_start(const struct dsched_group *g)
 	return g->release_ns - g->hold_ns;
 }
 
-/* The steps of offset_max the window of group @g grew by. */
+/*
+ * The steps of offset_max the window of group @g grew by; with arm loss or
+ * timeout, the steps of offset_max its window is.
+ */
 static inline u32 dsched_widen_steps(const struct dsched_group *g)
 {
 	return (g->flags & DSCHED_G_WIDEN_MASK) >> DSCHED_G_WIDEN_SHIFT;

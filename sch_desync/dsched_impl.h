@@ -131,16 +131,71 @@ static inline void dsched_raise_sign(struct dsched_group *g, u32 sign)
 }
 
 /*
- * The widest window of group @g: offset_max, plus one offset_max for
- * every step its timeouts added (dsched_follow_timeouts()), never above
- * the largest offset_max.
+ * The widest window of a group at @steps (dsched_widen_steps()):
+ * offset_max, plus one offset_max for every step its timeouts added
+ * (dsched_follow_timeouts()); with arm loss or timeout, @steps
+ * offset_max, none at 0.  Never above the largest offset_max.
  */
+static inline u32 dsched_steps_window(const struct dsched *s, u32 steps)
+{
+	u64 n = s->p.arm == DESYNC_ARM_ALWAYS ? 1 + (u64)steps : steps;
+	u64 cap = (u64)s->p.offset_max_ns * n;
+
+	return cap < DESYNC_OFFSET_MAX_NS ? (u32)cap : DESYNC_OFFSET_MAX_NS;
+}
+
+/* The widest window of group @g. */
 static inline u32 dsched_window_cap(const struct dsched *s,
 				    const struct dsched_group *g)
 {
-	u64 cap = (u64)s->p.offset_max_ns * (1 + dsched_widen_steps(g));
+	return dsched_steps_window(s, dsched_widen_steps(g));
+}
 
-	return cap < DESYNC_OFFSET_MAX_NS ? (u32)cap : DESYNC_OFFSET_MAX_NS;
+/*
+ * Whether group @g holds nothing until a sign arms it (arm loss or
+ * timeout) and none has, or narrowing disarmed it again.
+ */
+static inline bool dsched_disarmed(const struct dsched *s,
+				   const struct dsched_group *g)
+{
+	return s->p.arm != DESYNC_ARM_ALWAYS && !dsched_widen_steps(g);
+}
+
+/*
+ * Whether a burst whose senders gave @sign (dsched_group_sign()) arms
+ * a group with arm loss or timeout.
+ *
+ * Holding every burst start costs a job whose bursts never collide a
+ * hold per step and gains it nothing: a ring inside a rack, or a job
+ * alone on its uplinks, waits for the latest of its hosts' holds at
+ * every step.  A host cannot know whether its bursts will collide, but
+ * it sees when they did: its senders lose.  With arm loss, a group holds
+ * nothing until one of its bursts carried a loss: fast recovery, or a
+ * retransmit timeout, which dsched_note_loss() counts as a loss when it
+ * follows no other sign (a faulty link's lone resend).  ECN marks alone
+ * do not arm it: marks are how DCTCP shares a busy path, not a loss.  With
+ * arm timeout, only a timeout after another sign in its burst arms it,
+ * which a faulty link's lone resend never is; the price is that the
+ * incast must cost a timeout before any host holds.  Either way the
+ * first burst that collides is not held: arming answers collisions
+ * that repeat, as training's steps do.
+ */
+static inline bool dsched_sign_arms(const struct dsched *s, u32 sign)
+{
+	if (s->p.arm == DESYNC_ARM_TIMEOUT)
+		return sign == DSCHED_SIGN_TIMEOUT;
+	return sign >= DSCHED_SIGN_LOSS;
+}
+
+/*
+ * The most steps a group's window may take: widen; with arm loss or
+ * timeout at least one, the armed window of offset_max itself.
+ */
+static inline u32 dsched_steps_max(const struct dsched *s)
+{
+	if (s->p.arm == DESYNC_ARM_ALWAYS || s->p.widen)
+		return s->p.widen;
+	return 1;
 }
 
 /*
@@ -169,25 +224,41 @@ static inline u32 dsched_window_cap(const struct dsched *s,
  * learnt window holds (Documentation/sim.md, "Narrowing over longer
  * runs").  Narrowing only after bursts without ECN marks or losses was
  * measured too: fewer relapses over long runs, more over short ones.
- * The draws of groups that never widened are not touched.  Returns
- * whether @g's window just widened.
+ * The draws of groups that never widened are not touched.
+ *
+ * With arm loss or timeout the steps are the window itself, in
+ * offset_max, 0 while the group holds nothing: the first sign that arms
+ * it (dsched_sign_arms()) takes it to one offset_max, the window arm
+ * always starts from, and timeouts widen it from there as they do
+ * there, up to max(widen, 1) steps.  A sign that arms a group already
+ * armed keeps it from narrowing at that burst.  Narrowing goes down to
+ * 0, no hold again: a job that ended, or moved, leaves no cost behind
+ * on the groups it collided in.  A disarmed group draws nothing, not
+ * even for narrowing.  Returns whether @g's window just widened (or
+ * opened).
  */
 static inline bool dsched_follow_timeouts(struct dsched *s,
 					  struct dsched_group *g)
 {
 	u32 step = dsched_widen_steps(g);
 	u32 sign = dsched_group_sign(g);
+	u32 most = dsched_steps_max(s);
+	bool arms = s->p.arm != DESYNC_ARM_ALWAYS && dsched_sign_arms(s, sign);
 	bool wider = false;
 
-	if (sign == DSCHED_SIGN_TIMEOUT) {
-		wider = step < s->p.widen;
+	if (arms && !step) {
+		step = 1;
+		wider = true;
+	} else if (sign == DSCHED_SIGN_TIMEOUT) {
+		wider = step < most;
 		if (wider)
 			step++;
-	} else if (step && !dsched_rand_below(&s->rng, DESYNC_NARROW_ODDS)) {
+	} else if (!arms && step &&
+		   !dsched_rand_below(&s->rng, DESYNC_NARROW_ODDS)) {
 		step--;
 	}
-	if (step > s->p.widen)
-		step = s->p.widen;
+	if (step > most)
+		step = most;
 	g->flags &= ~DSCHED_G_WIDEN_MASK;
 	g->flags |= step << DSCHED_G_WIDEN_SHIFT;
 	return wider;
@@ -830,9 +901,10 @@ static inline u64 dsched_share_offset(const struct dsched *s,
 static inline u32 dsched_opened_from(const struct dsched *s,
 				     const struct dsched_group *g, u32 window)
 {
-	u64 before = (u64)s->p.offset_max_ns * dsched_widen_steps(g);
+	u32 steps = dsched_widen_steps(g);
+	u32 before = steps ? dsched_steps_window(s, steps - 1) : 0;
 
-	return before < window ? (u32)before : 0;
+	return before < window ? before : 0;
 }
 
 /*
@@ -888,8 +960,16 @@ static inline void dsched_start_burst(struct dsched *s, u32 idx, u64 now,
 	bool wider;
 
 	wider = dsched_follow_timeouts(s, g);
-	offset = s->p.sticky ? dsched_sticky_offset(s, g, &slot, wider) :
-		 dsched_draw_offset_in(s, dsched_window(s, g), &slot);
+	if (dsched_disarmed(s, g)) {
+		/* No window: nothing to draw, and no offset to keep. */
+		g->flags &= ~DSCHED_G_KEPT;
+		slot = 0;
+		offset = 0;
+	} else if (s->p.sticky) {
+		offset = dsched_sticky_offset(s, g, &slot, wider);
+	} else {
+		offset = dsched_draw_offset_in(s, dsched_window(s, g), &slot);
+	}
 
 	s->st.bursts++;
 	dsched_event_burst(s, idx, offset, slot);
@@ -1036,14 +1116,14 @@ static inline u32 dsched_map_slot(const struct dsched *s,
 /*
  * What dsched_enqueue_pkt() will use of the sender of a packet for group
  * @idx (DSCHED_ASK_*): whether it recovers from a loss where the group
- * may start a burst or learns from losses (sticky, widen), and its idle
+ * may start a burst or learns from losses (sticky, widen, arm), and its idle
  * time only at a possible start.  Most packets join a burst under way.
  */
 static inline u32 dsched_sender_asks(const struct dsched *s, u32 idx)
 {
 	if (s->groups[idx].state == DSCHED_IDLE)
 		return DSCHED_ASK_LOSS | DSCHED_ASK_IDLE;
-	return s->p.sticky || s->p.widen ? DSCHED_ASK_LOSS : 0;
+	return s->p.sticky || s->p.widen || s->p.arm ? DSCHED_ASK_LOSS : 0;
 }
 
 /*

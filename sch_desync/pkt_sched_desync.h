@@ -46,6 +46,14 @@ enum tc_desync_group_by {
 	__TC_DESYNC_GROUP_BY_MAX
 };
 
+/* What opens a group's offset window. */
+enum tc_desync_arm {
+	TC_DESYNC_ARM_ALWAYS,		/* every burst start draws */
+	TC_DESYNC_ARM_LOSS,		/* none until a loss in its burst */
+	TC_DESYNC_ARM_TIMEOUT,		/* none until a timeout after a sign */
+	__TC_DESYNC_ARM_MAX
+};
+
 #define TC_DESYNC_SLOT_RANDOM		0xffffffffU
 #define TC_DESYNC_BYPASS_PRIO_MAX	63	/* highest skb priority in the bitmap */
 #define TC_DESYNC_SLOT_MAP_MAX		64	/* entries of TCA_DESYNC_SLOT_MAP */

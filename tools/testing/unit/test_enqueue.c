@@ -29,7 +29,7 @@ static bool glue_sequence(struct sim *sim, u32 idx, u32 len, u64 now,
 {
 	struct dsched *s = &sim->s;
 	bool idle = s->groups[idx].state == DSCHED_IDLE;
-	bool loss = (idle || s->p.sticky || s->p.widen) && snd->lost;
+	bool loss = (idle || s->p.sticky || s->p.widen || s->p.arm) && snd->lost;
 	u32 key = s->p.group_by == DESYNC_GROUP_BY_PRIO ? pk->prio : pk->mark;
 	u32 slot = s->p.slot, i;
 	bool mark;

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the desync core: what opens a group's window (arm).
+ *
+ * With arm loss a group holds nothing until one of its bursts carried a
+ * loss, with arm timeout until one carried a timeout after another sign;
+ * then its window is offset_max, timeouts widen it up to max(widen, 1)
+ * steps, and narrowing brings it back to no hold.  arm always is the
+ * window every burst start draws in, as before the option existed.
+ */
+#include "harness.h"
+
+/* Start one burst in group @idx at @t, drain it, and return its hold. */
+static u64 arm_burst(struct sim *sim, u32 idx, u64 t)
+{
+	u64 hold;
+
+	sim_enqueue(sim, idx, 1000, t);
+	hold = sim->s.groups[idx].state == DSCHED_HELD ?
+	       sim->s.groups[idx].hold_ns : 0;
+	/* Past any offset: the next call starts a new burst. */
+	while (sim_dequeue(sim, t + dsched_window_cap(&sim->s,
+						      &sim->s.groups[idx]) + MS,
+			   NULL, NULL) != DSCHED_NONE)
+		;
+	check_invariants(sim);
+	CHECK(sim->s.groups[idx].state == DSCHED_IDLE);
+	return hold;
+}
+
+/* A timeout that resent two segments, as one that collided does. */
+static void arm_timeout(struct sim *sim, u32 idx)
+{
+	dsched_note_loss(&sim->s, idx, true);
+	dsched_note_loss(&sim->s, idx, true);
+}
+
+/*
+ * A sim whose last of four slots makes the window visible in every
+ * hold: at k steps, [k * 3/4 offset_max, k * offset_max).
+ */
+static void arm_init(struct sim *sim, u32 ngroups, u64 seed, u32 arm,
+		     u32 widen)
+{
+	sim_init(sim, ngroups, seed);
+	sim->s.p.offset_max_ns = 10 * MS;
+	sim->s.p.slots = 4;
+	sim->s.p.slot = 3;
+	sim->s.p.sticky = 1;
+	sim->s.p.widen = widen;
+	sim->s.p.arm = arm;
+	dsched_set_hold_slack(&sim->s);
+}
+
+static bool in_step(u64 h, u32 k)
+{
+	const u64 om = 10 * MS;
+
+	return h >= k * om * 3 / 4 && h < k * om;
+}
+
+/*
+ * arm loss: no hold and no draw until a burst carried a loss; ECN marks
+ * alone do not arm.  A fast retransmission arms the next burst at one
+ * offset_max; timeouts widen it up to widen steps; narrowing takes it
+ * back to no hold, with nothing drawn again.
+ */
+static void test_arm_loss(void)
+{
+	const struct dsched_pkt cwr = { .tcp_flags = DSCHED_TCP_CWR | 0x10 };
+	struct dsched_group *g;
+	u64 t = 10 * MS, h, kept, rng;
+	u32 i, k, narrowed = 0;
+	struct sim sim;
+
+	arm_init(&sim, 2, 51, DESYNC_ARM_LOSS, 3);
+	g = &sim.s.groups[0];
+	/* A new group's first bursts go at once and draw nothing. */
+	for (i = 0; i < 10; i++) {
+		rng = sim.s.rng;
+		t += 500 * MS;
+		CHECK(arm_burst(&sim, 0, t) == 0);
+		CHECK(sim.s.rng == rng);
+		CHECK(ev.last_offset == 0 && ev.last_steps == 0);
+	}
+	CHECK(sim.s.st.held == 0 && sim.s.st.bursts == 10);
+	/* ECN echoes alone arm nothing. */
+	t += 500 * MS;
+	arm_burst(&sim, 0, t);
+	dsched_note_ecn(&sim.s, 0, &cwr);
+	t += 500 * MS;
+	CHECK(arm_burst(&sim, 0, t) == 0);
+	CHECK(ev.last_sign == DSCHED_SIGN_MARKS && ev.last_steps == 0);
+	/* A fast retransmission arms the next burst: one offset_max. */
+	dsched_note_loss(&sim.s, 0, false);
+	t += 500 * MS;
+	h = arm_burst(&sim, 0, t);
+	CHECK(ev.last_sign == DSCHED_SIGN_LOSS && ev.last_steps == 1);
+	CHECK(in_step(h, 1));
+	/* The other group did not arm. */
+	CHECK(arm_burst(&sim, 1, t) == 0);
+	/* A clean burst keeps the armed window and, sticky, the offset. */
+	t += 500 * MS;
+	kept = arm_burst(&sim, 0, t);
+	CHECK(kept <= h && h - kept <= 10 * MS / 65536 + 1);
+	/* Another loss keeps it armed, at the same step. */
+	dsched_note_loss(&sim.s, 0, false);
+	t += 500 * MS;
+	CHECK(in_step(arm_burst(&sim, 0, t), 1));
+	CHECK(dsched_widen_steps(g) == 1);
+	/* Timeouts widen it, one offset_max each, up to widen steps. */
+	for (k = 2; k <= 4; k++) {
+		arm_timeout(&sim, 0);
+		t += 500 * MS;
+		h = arm_burst(&sim, 0, t);
+		CHECK(in_step(h, k < 3 ? k : 3));
+		CHECK(dsched_widen_steps(g) == (k < 3 ? k : 3));
+	}
+	/* Clean bursts narrow it by chance, down to no hold. */
+	for (i = 0; i < 40 * DESYNC_NARROW_ODDS && dsched_widen_steps(g); i++) {
+		t += 500 * MS;
+		h = arm_burst(&sim, 0, t);
+		CHECK(h < 3 * 10 * MS);
+		narrowed++;
+	}
+	CHECK(dsched_widen_steps(g) == 0);
+	/* Three steps at 1 in ODDS: not at once. */
+	CHECK(narrowed >= 3 && narrowed > DESYNC_NARROW_ODDS / 4);
+	/* The burst that narrowed to 0 went at once, and so do the next. */
+	CHECK(h == 0);
+	for (i = 0; i < 10; i++) {
+		rng = sim.s.rng;
+		t += 500 * MS;
+		CHECK(arm_burst(&sim, 0, t) == 0);
+		CHECK(sim.s.rng == rng);
+	}
+	/* A lone timeout (a faulty link's resend) is a loss: it arms. */
+	dsched_note_loss(&sim.s, 0, true);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_LOSS);
+	t += 500 * MS;
+	CHECK(in_step(arm_burst(&sim, 0, t), 1));
+	/* A change forgets the steps: no hold again. */
+	dsched_apply_params(&sim.s, t + 600 * MS);
+	CHECK(dsched_widen_steps(g) == 0);
+	t += 500 * MS;
+	CHECK(arm_burst(&sim, 0, t) == 0);
+	sim_free(&sim);
+}
+
+/*
+ * arm timeout: neither ECN marks, nor fast retransmissions, nor a lone
+ * timeout arm a group; a timeout after another sign in its burst does.
+ */
+static void test_arm_timeout(void)
+{
+	struct dsched_group *g;
+	u64 t = 10 * MS;
+	struct sim sim;
+
+	arm_init(&sim, 1, 52, DESYNC_ARM_TIMEOUT, 7);
+	g = &sim.s.groups[0];
+	t += 500 * MS;
+	CHECK(arm_burst(&sim, 0, t) == 0);
+	dsched_note_loss(&sim.s, 0, false);
+	t += 500 * MS;
+	CHECK(arm_burst(&sim, 0, t) == 0);
+	CHECK(ev.last_sign == DSCHED_SIGN_LOSS && ev.last_steps == 0);
+	dsched_note_loss(&sim.s, 0, true);
+	t += 500 * MS;
+	CHECK(arm_burst(&sim, 0, t) == 0);
+	CHECK(ev.last_sign == DSCHED_SIGN_LOSS && ev.last_steps == 0);
+	arm_timeout(&sim, 0);
+	t += 500 * MS;
+	CHECK(in_step(arm_burst(&sim, 0, t), 1));
+	CHECK(ev.last_sign == DSCHED_SIGN_TIMEOUT && ev.last_steps == 1);
+	/* Armed, a fast retransmission is no timeout: no wider. */
+	dsched_note_loss(&sim.s, 0, false);
+	t += 500 * MS;
+	CHECK(in_step(arm_burst(&sim, 0, t), 1));
+	arm_timeout(&sim, 0);
+	t += 500 * MS;
+	CHECK(in_step(arm_burst(&sim, 0, t), 2));
+	CHECK(dsched_widen_steps(g) == 2);
+	sim_free(&sim);
+}
+
+/*
+ * widen 0 with arm: the armed window is one offset_max, and timeouts do
+ * not widen it; without sticky the armed window draws every burst.
+ */
+static void test_arm_widen_0(void)
+{
+	u64 t = 10 * MS;
+	struct sim sim;
+	u32 i;
+
+	arm_init(&sim, 1, 53, DESYNC_ARM_LOSS, 0);
+	sim.s.p.sticky = 0;
+	t += 500 * MS;
+	CHECK(arm_burst(&sim, 0, t) == 0);
+	for (i = 0; i < 5; i++) {
+		arm_timeout(&sim, 0);
+		t += 500 * MS;
+		CHECK(in_step(arm_burst(&sim, 0, t), 1));
+		CHECK(dsched_widen_steps(&sim.s.groups[0]) == 1);
+	}
+	sim_free(&sim);
+}
+
+/*
+ * Holds of a fixed sequence of bursts and signs in four groups, folded
+ * into one number (FNV-1a of every hold), sticky with widen and without.
+ */
+static u64 arm_sequence(u32 arm, u32 sticky, u32 widen, u32 slots,
+			u32 spread)
+{
+	const struct dsched_pkt cwr = { .tcp_flags = DSCHED_TCP_CWR | 0x10 };
+	u64 t = 10 * MS, sum = 0xcbf29ce484222325ULL;
+	struct sim sim;
+	u32 i;
+
+	sim_init(&sim, 4, 77);
+	sim.s.p.offset_max_ns = 4 * MS;
+	sim.s.p.sticky = sticky;
+	sim.s.p.widen = widen;
+	sim.s.p.slots = slots;
+	sim.s.p.spread = spread;
+	sim.s.p.arm = arm;
+	dsched_set_hold_slack(&sim.s);
+	for (i = 0; i < 4000; i++) {
+		u32 idx = i % 4;
+
+		switch ((i * 7 + i / 4) % 11) {
+		case 1:
+			dsched_note_loss(&sim.s, idx, false);
+			break;
+		case 3:
+			arm_timeout(&sim, idx);
+			break;
+		case 5:
+			dsched_note_loss(&sim.s, idx, true);
+			break;
+		case 8:
+			dsched_note_ecn(&sim.s, idx, &cwr);
+			break;
+		}
+		t += 100 * MS;
+		sum = (sum ^ arm_burst(&sim, idx, t)) * 0x100000001b3ULL;
+	}
+	sim_free(&sim);
+	return sum;
+}
+
+/*
+ * arm always is the behaviour from before the option, bit for bit: the
+ * holds of a fixed sequence are those the core drew then (arm_sequence()
+ * built against the core of the commit before arm existed, fbda0bb).
+ */
+#define ARM_ALWAYS_STICKY_WIDEN	0x15170504af18ace1ULL
+#define ARM_ALWAYS_SLOTS	0xace3ce17df4ca41fULL
+#define ARM_ALWAYS_SPREAD	0x3e71d86fccfaf3e2ULL
+
+static void test_arm_always_unchanged(void)
+{
+	CHECK(arm_sequence(DESYNC_ARM_ALWAYS, 1, 7, 1, 0) ==
+	      ARM_ALWAYS_STICKY_WIDEN);
+	CHECK(arm_sequence(DESYNC_ARM_ALWAYS, 0, 7, 4, 0) ==
+	      ARM_ALWAYS_SLOTS);
+	CHECK(arm_sequence(DESYNC_ARM_ALWAYS, 1, 0, 1, 26214) ==
+	      ARM_ALWAYS_SPREAD);
+	/* The other values do change the holds. */
+	CHECK(arm_sequence(DESYNC_ARM_LOSS, 1, 7, 1, 0) !=
+	      ARM_ALWAYS_STICKY_WIDEN);
+	CHECK(arm_sequence(DESYNC_ARM_TIMEOUT, 1, 7, 1, 0) !=
+	      ARM_ALWAYS_STICKY_WIDEN);
+}
+
+/* A group learns from losses in bursts under way with arm alone. */
+static void test_arm_asks_loss(void)
+{
+	struct sim sim;
+
+	sim_init(&sim, 1, 54);
+	sim_enqueue(&sim, 0, 1000, 10 * MS);
+	sim.s.p.sticky = 0;
+	sim.s.p.widen = 0;
+	CHECK(dsched_sender_asks(&sim.s, 0) == 0);
+	sim.s.p.arm = DESYNC_ARM_LOSS;
+	CHECK(dsched_sender_asks(&sim.s, 0) == DSCHED_ASK_LOSS);
+	sim.s.p.arm = DESYNC_ARM_TIMEOUT;
+	CHECK(dsched_sender_asks(&sim.s, 0) == DSCHED_ASK_LOSS);
+	sim_free(&sim);
+}
+
+static const struct test tests[] = {
+	{ "arm_loss", test_arm_loss },
+	{ "arm_timeout", test_arm_timeout },
+	{ "arm_widen_0", test_arm_widen_0 },
+	{ "arm_always_unchanged", test_arm_always_unchanged },
+	{ "arm_asks_loss", test_arm_asks_loss },
+};
+
+int main(void)
+{
+	return run_tests(tests, ARRAY_SIZE(tests));
+}
