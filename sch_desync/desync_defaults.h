@@ -9,8 +9,9 @@
  * desync_consts.py) all read these, so a default changes here and
  * nowhere else.  Documentation/options.md explains each choice.
  *
- * No headers: the two defaults given as names (group_by, slot) expand to
- * the constants of pkt_sched_desync.h, which every user includes first.
+ * No headers: the three defaults given as names (group_by, slot, arm)
+ * expand to the constants of pkt_sched_desync.h, which every user
+ * includes first.
  * The seed has no default (each qdisc draws its own) and the slot map is
  * empty.
  */
@@ -31,5 +32,6 @@
 #define DESYNC_DEF_STICKY		1
 #define DESYNC_DEF_WIDEN		7	/* steps of offset_max */
 #define DESYNC_DEF_BYPASS_PRIO		0	/* bitmap: none */
+#define DESYNC_DEF_ARM			TC_DESYNC_ARM_ALWAYS
 
 #endif /* _DESYNC_DEFAULTS_H */

@@ -33,6 +33,7 @@ enum {
 	TCA_DESYNC_STICKY,		/* u32: 1 = keep offsets that met no loss */
 	TCA_DESYNC_CE_BACKLOG,		/* u32: segments queued ahead, 0 = off */
 	TCA_DESYNC_WIDEN,		/* u32: offset_max steps timeouts add */
+	TCA_DESYNC_ARM,			/* u32: enum tc_desync_arm */
 	__TCA_DESYNC_MAX
 };
 
@@ -46,7 +47,7 @@ enum tc_desync_group_by {
 	__TC_DESYNC_GROUP_BY_MAX
 };
 
-/* What opens a group's offset window. */
+/* What opens a group's offset window (TCA_DESYNC_ARM). */
 enum tc_desync_arm {
 	TC_DESYNC_ARM_ALWAYS,		/* every burst start draws */
 	TC_DESYNC_ARM_LOSS,		/* none until a loss in its burst */

@@ -29,6 +29,10 @@
  *    window by one offset_max, up to 'widen' steps, and narrows again by
  *    chance: the window follows the drain time of incasts whose workers'
  *    smallest windows together overfill the bottleneck.
+ *  - With 'arm loss' or 'arm timeout' a group holds nothing until one of
+ *    its bursts carried that sign of a collision; its window then opens
+ *    at offset_max and narrows back to no hold by chance, so jobs whose
+ *    bursts never collide pay no hold.
  *  - With group_by mark or prio, a slot map gives the bursts of chosen
  *    marks or priorities (jobs sharing the host) their own slot, as a
  *    planner assigns them; the other groups keep 'slot'.
@@ -130,6 +134,7 @@ struct desync_config {
 	u32		spread;		/* percent */
 	u32		sticky;		/* 0 or 1 */
 	u32		widen;		/* steps of offset_max */
+	u32		arm;		/* enum tc_desync_arm */
 	u64		bypass_prio;
 	u64		seed;
 };
@@ -1208,6 +1213,8 @@ static const struct nla_policy desync_policy[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_WIDEN]		=
 		NLA_POLICY_RANGE(NLA_U32, TC_DESYNC_WIDEN_MIN,
 				 TC_DESYNC_WIDEN_MAX),
+	[TCA_DESYNC_ARM]		=
+		NLA_POLICY_MAX(NLA_U32, __TC_DESYNC_ARM_MAX - 1),
 };
 
 /*
@@ -1247,6 +1254,7 @@ static const char * const desync_range_msg[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_WIDEN]	  = "desync: widen must be "
 				    __stringify(TC_DESYNC_WIDEN_MIN) ".."
 				    __stringify(TC_DESYNC_WIDEN_MAX) " steps",
+	[TCA_DESYNC_ARM]	  = "desync: arm must be always, loss or timeout",
 };
 
 /*
@@ -1308,6 +1316,7 @@ static int desync_parse(struct nlattr **tb, struct desync_config *cfg,
 	desync_get_u32(tb[TCA_DESYNC_SPREAD], &cfg->spread);
 	desync_get_u32(tb[TCA_DESYNC_STICKY], &cfg->sticky);
 	desync_get_u32(tb[TCA_DESYNC_WIDEN], &cfg->widen);
+	desync_get_u32(tb[TCA_DESYNC_ARM], &cfg->arm);
 	if (tb[TCA_DESYNC_SEED])
 		cfg->seed = nla_get_u64(tb[TCA_DESYNC_SEED]);
 	if (tb[TCA_DESYNC_BYPASS_PRIO])
@@ -1441,6 +1450,7 @@ static void desync_set_params(struct desync_sched_data *q,
 	p->spread = DIV_ROUND_UP(cfg->spread << 16, 100);
 	p->sticky = cfg->sticky;
 	p->widen = cfg->widen;
+	p->arm = cfg->arm;
 	p->quantum = quantum;
 	/* Derived once here, not each time the watchdog is armed. */
 	dsched_set_hold_slack(&q->core);
@@ -1527,6 +1537,7 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 	WRITE_ONCE(q->cfg.spread, cfg.spread);
 	WRITE_ONCE(q->cfg.sticky, cfg.sticky);
 	WRITE_ONCE(q->cfg.widen, cfg.widen);
+	WRITE_ONCE(q->cfg.arm, cfg.arm);
 	WRITE_ONCE(q->cfg.bypass_prio, cfg.bypass_prio);
 	WRITE_ONCE(q->cfg.seed, cfg.seed);
 	WRITE_ONCE(sch->limit, cfg.limit);
@@ -1711,6 +1722,7 @@ static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 	cfg->spread = DESYNC_DEF_SPREAD;
 	cfg->sticky = DESYNC_DEF_STICKY;
 	cfg->widen = DESYNC_DEF_WIDEN;
+	cfg->arm = DESYNC_DEF_ARM;
 	cfg->bypass_prio = DESYNC_DEF_BYPASS_PRIO;
 	/* Every host draws on its own: that is what spreads them apart. */
 	cfg->seed = get_random_u64();
@@ -1815,6 +1827,7 @@ static int desync_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_DESYNC_SPREAD, READ_ONCE(q->cfg.spread)) ||
 	    nla_put_u32(skb, TCA_DESYNC_STICKY, READ_ONCE(q->cfg.sticky)) ||
 	    nla_put_u32(skb, TCA_DESYNC_WIDEN, READ_ONCE(q->cfg.widen)) ||
+	    nla_put_u32(skb, TCA_DESYNC_ARM, READ_ONCE(q->cfg.arm)) ||
 	    nla_put_u32(skb, TCA_DESYNC_CE_BACKLOG,
 			READ_ONCE(q->cfg.ce_backlog)))
 		goto nla_put_failure;
@@ -1876,6 +1889,9 @@ static int __init desync_module_init(void)
 	BUILD_BUG_ON(DESYNC_SLOT_RANDOM != TC_DESYNC_SLOT_RANDOM);
 	BUILD_BUG_ON(DSCHED_STAMP_SOCKS - 1 > U8_MAX);
 	BUILD_BUG_ON(DESYNC_WIDEN_MAX != TC_DESYNC_WIDEN_MAX);
+	BUILD_BUG_ON(DESYNC_ARM_ALWAYS != TC_DESYNC_ARM_ALWAYS);
+	BUILD_BUG_ON(DESYNC_ARM_LOSS != TC_DESYNC_ARM_LOSS);
+	BUILD_BUG_ON(DESYNC_ARM_TIMEOUT != TC_DESYNC_ARM_TIMEOUT);
 	BUILD_BUG_ON(DESYNC_SLOTS_MAX != TC_DESYNC_SLOTS_MAX);
 	/* The core's products stay in 64 bits up to its own bound. */
 	BUILD_BUG_ON(DESYNC_OFFSET_MAX_NS !=

@@ -10,8 +10,8 @@ pkt_sched_desync.h (TC_DESYNC_<OPT>_MIN and _MAX) and desync_defaults.h
 
 OPT is an option as tc spells it (limit, idle, offset_max, ...).  A value
 is written as the tools print it (tools/lib/desync_opts.c): a time in the
-largest unit that holds it whole ("2ms", "10s"; 0 as "0"), a group_by or
-slot by its word, a flag by the word that sets it, bypass_prio's empty
+largest unit that holds it whole ("2ms", "10s"; 0 as "0"), a group_by,
+arm or slot by its word, a flag by the word that sets it, bypass_prio's empty
 bitmap as "none".
 """
 import importlib.util
@@ -56,12 +56,12 @@ def word(opt, v):
     """V of option OPT as the tools print it."""
     if opt in TIMES:
         return time_word(v)
-    if opt == "group_by":
+    if opt in ("group_by", "arm"):
+        prefix = f"TC_DESYNC_{opt.upper()}_"
         for name, val in consts.items():
-            if name.startswith("TC_DESYNC_GROUP_BY_") and not name.startswith("__") and \
-                    val == v:
-                return name[len("TC_DESYNC_GROUP_BY_"):].lower()
-        raise LookupError(f"no group_by of value {v}")
+            if name.startswith(prefix) and val == v:
+                return name[len(prefix):].lower()
+        raise LookupError(f"no {opt} of value {v}")
     if opt == "slot" and v == const("TC_DESYNC_SLOT_RANDOM"):
         return "random"
     if opt == "sticky":

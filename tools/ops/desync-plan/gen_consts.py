@@ -8,8 +8,9 @@ desync-plan checks a profile against the bounds the module enforces and
 would suggest defaults; both live in sch_desync/pkt_sched_desync.h
 (TC_DESYNC_*) and sch_desync/desync_defaults.h (DESYNC_DEF_*).  Rather
 than retype them, `make` turns every integer #define of those headers, and
-the members of enum tc_desync_group_by, into Python constants of the same
-names; `make check` fails when the committed module is stale.  Only what
+the members of enums tc_desync_group_by and tc_desync_arm, into Python
+constants of the same names; `make check` fails when the committed module
+is stale.  Only what
 a C preprocessor would read as a plain integer, or the name of one already
 read, is taken: anything else in a header is an error here, so that a
 constant the planner might need is never skipped in silence.
@@ -19,7 +20,7 @@ import re
 import sys
 
 DEFINE = re.compile(r'^#define\s+((?:TC_DESYNC|DESYNC_DEF)_[A-Z0-9_]+)\s+(.*?)\s*$')
-ENUM = re.compile(r'enum\s+tc_desync_group_by\s*\{(.*?)\}', re.S)
+ENUM = re.compile(r'enum\s+tc_desync_(?:group_by|arm)\s*\{(.*?)\}', re.S)
 INT = re.compile(r'^(0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]*$')
 
 
@@ -32,8 +33,7 @@ def read(paths):
     for path in paths:
         with open(path) as f:
             text = strip_comments(f.read())
-        m = ENUM.search(text)
-        if m:
+        for m in ENUM.finditer(text):
             value = 0
             for member in m.group(1).split(','):
                 member = member.strip()

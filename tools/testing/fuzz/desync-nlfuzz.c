@@ -89,6 +89,8 @@
 #define DEF_CE			1000
 #define DEF_CE_BACKLOG		44
 #define DEF_WIDEN		7
+#define DEF_ARM			0	/* always */
+#define ARM_MAX			2	/* timeout */
 #define LIMIT_MAX		1000000U
 #define GROUPS_MAX		262144U
 #define IDLE_MAX		10000000U
@@ -151,6 +153,7 @@ static const struct attr_info ainfo[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_STICKY]		= { "sticky", 4, 0, 1 },
 	[TCA_DESYNC_CE_BACKLOG]		= { "ce_backlog", 4, 0, CE_BACKLOG_MAX },
 	[TCA_DESYNC_WIDEN]		= { "widen", 4, 0, TC_DESYNC_WIDEN_MAX },
+	[TCA_DESYNC_ARM]		= { "arm", 4, 0, ARM_MAX },
 };
 
 #define MAP_ENTRY		sizeof(struct tc_desync_slot_entry)
@@ -845,6 +848,7 @@ static void state_defaults(struct state *s)
 	s->v[TCA_DESYNC_STICKY] = DEF_STICKY;
 	s->v[TCA_DESYNC_CE_BACKLOG] = DEF_CE_BACKLOG;
 	s->v[TCA_DESYNC_WIDEN] = DEF_WIDEN;
+	s->v[TCA_DESYNC_ARM] = DEF_ARM;
 	s->map_len = 0;
 	/* desync_init() draws a random seed. */
 	s->seed_known = false;

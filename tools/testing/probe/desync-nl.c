@@ -17,7 +17,7 @@
  *
  * NAME is an option of pkt_sched_desync.h in lower case (limit, group_by,
  * groups, idle, offset_max, slots, slot, seed, hold_limit, ce_threshold,
- * ce_backlog, bypass_prio, spread, sticky, widen); values are sent raw
+ * ce_backlog, bypass_prio, spread, sticky, widen, arm); values are sent raw
  * (times in us, bypass_prio as bitmap).
  * slot_map=K:S[,K:S...] sends the array of pairs unchecked (repeated keys,
  * any count), slot_map= an empty one.
@@ -69,6 +69,7 @@ static const struct {
 	{ "sticky", TCA_DESYNC_STICKY, 4 },
 	{ "ce_backlog", TCA_DESYNC_CE_BACKLOG, 4 },
 	{ "widen", TCA_DESYNC_WIDEN, 4 },
+	{ "arm", TCA_DESYNC_ARM, 4 },
 };
 
 static struct rtattr *addattr(struct nlmsghdr *n, int type, const void *data, int len)
