@@ -23,7 +23,7 @@ RETRY_TESTS=
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
-DESYNC_OPTS="limit group_by groups idle offset_max slots slot seed hold_limit ce_threshold ce_backlog spread bypass_prio sticky widen"
+DESYNC_OPTS="limit group_by groups idle offset_max slots slot seed hold_limit ce_threshold ce_backlog spread bypass_prio sticky widen arm"
 DESYNC_XSTATS="bursts held hold_time early_release ce_mark drop_overlimit bypass throttled groups_active groups_held"
 REF_OPTS=
 
@@ -48,6 +48,7 @@ qdisc_defaults()
 	assert_eq "spread" "${SNAP[desync:opt.spread]}" 0
 	assert_eq "sticky" "${SNAP[desync:opt.sticky]}" True
 	assert_eq "widen" "${SNAP[desync:opt.widen]}" 7
+	assert_eq "arm" "${SNAP[desync:opt.arm]}" always
 	is_int "${SNAP[desync:opt.seed]}" || fail "seed missing from JSON options"
 	for x in $DESYNC_XSTATS; do
 		is_int "${SNAP[desync:$x]}" || fail "xstat $x missing from tc -j -s"
@@ -71,7 +72,7 @@ qdisc_all_options()
 	tcok qdisc add dev "$DEV" root handle 2: desync limit 5000 group_by flow \
 		groups 256 idle 5ms offset_max 20ms slots 4 slot 2 seed 42 \
 		hold_limit 100 ce_threshold 3ms spread 40 bypass_prio 1,3,5 nosticky \
-		widen 3 || return
+		widen 3 arm loss || return
 	snap
 	assert_eq "limit" "${SNAP[desync:opt.limit]}" 5000
 	assert_eq "group_by" "${SNAP[desync:opt.group_by]}" flow
@@ -87,11 +88,12 @@ qdisc_all_options()
 	assert_eq "spread" "${SNAP[desync:opt.spread]}" 40
 	assert_eq "sticky" "${SNAP[desync:opt.sticky]}" False
 	assert_eq "widen" "${SNAP[desync:opt.widen]}" 3
+	assert_eq "arm" "${SNAP[desync:opt.arm]}" loss
 
 	txt=$(tca -d qdisc show dev "$DEV")
 	for pat in "limit 5000p" "group_by flow" "groups 256" "idle 5ms" \
 		   "offset_max 20ms" "slots 4" "slot 2" "seed 42" "hold_limit 100p" \
-		   "ce_threshold 3ms" "spread 40%" "bypass_prio 1,3,5" " nosticky " "widen 3"; do
+		   "ce_threshold 3ms" "spread 40%" "bypass_prio 1,3,5" " nosticky " "widen 3" "arm loss"; do
 		[[ $txt == *"$pat"* ]] || fail "tc -d show lacks '$pat': $txt"
 	done
 
@@ -102,6 +104,10 @@ qdisc_all_options()
 	tcok qdisc change dev "$DEV" root desync group_by prio
 	snap
 	assert_eq "group_by after change" "${SNAP[desync:opt.group_by]}" prio
+	tcok qdisc change dev "$DEV" root desync arm timeout
+	snap
+	assert_eq "arm after change" "${SNAP[desync:opt.arm]}" timeout
+	assert_eq "widen kept by the change of arm" "${SNAP[desync:opt.widen]}" 3
 }
 
 # A limit below the default hold_limit needs no hold_limit of its own:
@@ -248,6 +254,8 @@ bad_input_tc()
 	expect_reject_tc 0 spread 101
 	expect_reject_tc 0 sticky 1
 	expect_reject_tc 0 widen 8
+	expect_reject_tc 0 arm never
+	expect_reject_tc 0 arm 1
 
 	# A rejected add leaves no qdisc behind.
 	tca qdisc del dev "$DEV" root
@@ -312,6 +320,11 @@ bad_input_netlink()
 	expect_reject_nl sticky=4294967295
 	expect_reject_nl widen=8
 	expect_reject_nl widen=4294967295
+	expect_reject_nl arm=3
+	expect_reject_nl arm=4294967295
+	out=$(ip netns exec "$NS_A" "$NLTOOL" change "$DEV" root arm=3 2>&1)
+	[[ $out == *"arm must be always, loss or timeout"* ]] ||
+		fail "netlink arm=3 not told the values: $out"
 	expect_reject_nl u8:1=5			# limit one byte long
 	expect_reject_nl u32:8=5		# seed four bytes long
 	# Valid first attribute, invalid later one: nothing may be half-applied.

@@ -150,6 +150,22 @@ json "widen with the other options in JSON" \
 	'o == {"offset_max": 4000, "ce_backlog": 44, "sticky": False,
 	"widen": 3}'
 
+dump widen=7 arm=0
+text "arm always after widen" 1 "$HEAD widen 7 arm always "
+json "arm is a string" 'o == {"widen": 7, "arm": "always"}'
+
+dump arm=1
+text "arm loss" 1 "$HEAD arm loss "
+json "arm loss in JSON" 'o == {"arm": "loss"}'
+
+dump sticky=0 arm=2
+text "arm timeout after nosticky" 1 "$HEAD nosticky arm timeout "
+json "arm timeout in JSON" 'o == {"sticky": False, "arm": "timeout"}'
+
+dump limit=7 arm=9
+text "newer kernel: unknown arm value as its number" 1 "$HEAD limit 7p arm 9 "
+json "newer kernel: unknown arm value in JSON" 'o == {"limit": 7, "arm": "9"}'
+
 dump xstats=0,0,1500000000
 text "long hold_time" 4 \
 	" bursts 0 held 0 hold_time 1.5s early_release 0 ce_mark 0 drop_overlimit 0 bypass 0 throttled 0 groups_active 0 groups_held 0"
@@ -167,7 +183,7 @@ dump limit=7 "$XS_ALL" xstats_len=80
 json "newer kernel: longer xstats" \
 	'q["groups_held"] == 10 and q["bursts"] == 1'
 
-dump limit=7 group_by=9 attr18=5 attr40=6
+dump limit=7 group_by=9 attr19=5 attr40=6
 text "newer kernel: unknown attribute and grouping" 1 \
 	"$HEAD limit 7p group_by 9 "
 json "newer kernel: unknown attribute and grouping in JSON" \

@@ -31,6 +31,12 @@ const char *const desync_group_by_names[__TC_DESYNC_GROUP_BY_MAX] = {
 	[TC_DESYNC_GROUP_BY_PRIO]	= "prio",
 };
 
+const char *const desync_arm_names[__TC_DESYNC_ARM_MAX] = {
+	[TC_DESYNC_ARM_ALWAYS]		= "always",
+	[TC_DESYNC_ARM_LOSS]		= "loss",
+	[TC_DESYNC_ARM_TIMEOUT]		= "timeout",
+};
+
 /*
  * Bounds are the kernel's (pkt_sched_desync.h); an option the header
  * gives none takes its type's range, or is bounded by another option
@@ -95,6 +101,9 @@ const struct desync_opt desync_opts[] = {
 	  TC_DESYNC_WIDEN_MIN, TC_DESYNC_WIDEN_MAX, DESYNC_DEF_WIDEN,
 	  "a number of steps " DESYNC_STR(TC_DESYNC_WIDEN_MIN) ".."
 	  DESYNC_STR(TC_DESYNC_WIDEN_MAX) },
+	{ "arm", TCA_DESYNC_ARM, DESYNC_UNIT_ENUM, DESYNC_OPT_JSON_STRING,
+	  0, __TC_DESYNC_ARM_MAX - 1, DESYNC_DEF_ARM,
+	  "always, loss or timeout" },
 };
 
 const size_t desync_opts_count = DESYNC_ARRAY_SIZE(desync_opts);
@@ -235,13 +244,21 @@ static int desync_get_percent(const char *arg, uint64_t *val)
 	return desync_get_unsigned(num, UINT32_MAX, val);
 }
 
-static int desync_get_enum(const char *arg, uint64_t *val)
+/* The names of an ENUM's values min..max, indexed by value. */
+static const char *const *desync_enum_names(const struct desync_opt *o)
 {
-	unsigned int i;
+	return o->attr == TCA_DESYNC_ARM ? desync_arm_names :
+					   desync_group_by_names;
+}
 
-	for (i = 0; i < __TC_DESYNC_GROUP_BY_MAX; i++) {
-		if (desync_group_by_names[i] &&
-		    strcmp(arg, desync_group_by_names[i]) == 0) {
+static int desync_get_enum(const struct desync_opt *o, const char *arg,
+			   uint64_t *val)
+{
+	const char *const *names = desync_enum_names(o);
+	uint64_t i;
+
+	for (i = o->min; i <= o->max; i++) {
+		if (names[i] && strcmp(arg, names[i]) == 0) {
 			*val = i;
 			return 0;
 		}
@@ -308,7 +325,7 @@ int desync_opt_parse(const struct desync_opt *o, const char *arg,
 		err = desync_get_percent(arg, val);
 		break;
 	case DESYNC_UNIT_ENUM:
-		err = desync_get_enum(arg, val);
+		err = desync_get_enum(o, arg, val);
 		break;
 	case DESYNC_UNIT_BITMAP:
 		/* Its bounds are those of the bits, checked as they are read. */
@@ -450,9 +467,9 @@ const char *desync_opt_format(const struct desync_opt *o, uint64_t v,
 		snprintf(buf, len, "%s", v ? o->name : desync_opt_off_word(o));
 		break;
 	case DESYNC_UNIT_ENUM:
-		/* A grouping a newer kernel added still prints, as its number. */
-		if (v < __TC_DESYNC_GROUP_BY_MAX && desync_group_by_names[v])
-			snprintf(buf, len, "%s", desync_group_by_names[v]);
+		/* A value a newer kernel added still prints, as its number. */
+		if (v >= o->min && v <= o->max && desync_enum_names(o)[v])
+			snprintf(buf, len, "%s", desync_enum_names(o)[v]);
 		else
 			snprintf(buf, len, "%" PRIu64, v);
 		break;

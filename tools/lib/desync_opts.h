@@ -129,6 +129,8 @@ enum desync_json desync_opt_json(const struct desync_opt *o);
 
 /* The names of group_by, indexed by enum tc_desync_group_by. */
 extern const char *const desync_group_by_names[__TC_DESYNC_GROUP_BY_MAX];
+/* The names of arm, indexed by enum tc_desync_arm. */
+extern const char *const desync_arm_names[__TC_DESYNC_ARM_MAX];
 
 #ifdef __cplusplus
 }

@@ -52,6 +52,7 @@ static struct nla_policy desync_policy[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_STICKY]		= { .type = NLA_U32 },
 	[TCA_DESYNC_CE_BACKLOG]		= { .type = NLA_U32 },
 	[TCA_DESYNC_WIDEN]		= { .type = NLA_U32 },
+	[TCA_DESYNC_ARM]		= { .type = NLA_U32 },
 	/* Any length: dsq_parse_slot_map() checks it. */
 	[TCA_DESYNC_SLOT_MAP]		= { .type = NLA_UNSPEC },
 };

@@ -48,6 +48,8 @@ static void fill(struct dsq *d, const char *dev, uint32_t handle,
 	d->opt[TCA_DESYNC_SPREAD] = 25;
 	d->opt[TCA_DESYNC_STICKY] = handle == TC_H_MAKE(0x8001U << 16, 0);
 	d->opt[TCA_DESYNC_WIDEN] = TC_DESYNC_WIDEN_MAX;
+	d->opt[TCA_DESYNC_ARM] = handle == TC_H_MAKE(0x8001U << 16, 0) ?
+				 TC_DESYNC_ARM_ALWAYS : TC_DESYNC_ARM_LOSS;
 	d->opt[TCA_DESYNC_BYPASS_PRIO] = (1ULL << 3) | (1ULL << 63);
 	d->xs = (struct tc_desync_xstats){
 		.bursts = (1ULL << 53) + 1, .held = base + 11,
@@ -180,6 +182,7 @@ int main(int argc, char **argv)
 	v[2].opt[TCA_DESYNC_CE_THRESHOLD] = 0;
 	v[2].opt[TCA_DESYNC_CE_BACKLOG] = 0;
 	v[2].opt[TCA_DESYNC_WIDEN] = 0;
+	v[2].opt[TCA_DESYNC_ARM] = TC_DESYNC_ARM_TIMEOUT;
 	v[2].slot_map[0] = (struct tc_desync_slot_entry){ 1, 0 };
 	v[2].slot_map[1] = (struct tc_desync_slot_entry){ 7, 3 };
 	v[2].slot_map_len = 2;

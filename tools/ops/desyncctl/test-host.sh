@@ -99,7 +99,8 @@ assert q["options"]["seed"] == "18446744073709551615", q["options"]
 assert q["options"]["bypass_prio"] == [3, 63] and q["options"]["slot"] == "2", q["options"]
 assert d[0]["options"]["slot"] == "random" and d[0]["hold_time"] == 612345678901
 assert q["options"]["widen"] == 7 and d[2]["options"]["widen"] == 0, q["options"]
-assert list(q["options"])[-2:] == ["sticky", "widen"], list(q["options"])
+assert list(q["options"])[-3:] == ["sticky", "widen", "arm"], list(q["options"])
+assert [x["options"]["arm"] for x in d] == ["always", "loss", "timeout"], q["options"]
 for k in ("bytes", "packets", "drops", "overlimits", "requeues", "backlog", "qlen",
           "bursts", "held", "hold_time", "early_release", "ce_mark", "drop_overlimit",
           "bypass", "throttled", "groups_active", "groups_held"):
@@ -155,11 +156,11 @@ text_layout()
 	"$FMT" text > "$TMPD/f.txt" || return 1
 	has_lines "$TMPD/f.txt" \
 		'qdisc desync 8002: dev ens"1\ parent 1:1' \
-		' limit 10000p group_by mark groups 1024 idle 2ms offset_max 1500us slots 4 slot 2 seed 18446744073709551615 hold_limit 256p ce_threshold 1ms ce_backlog 44p spread 25% bypass_prio 3,63 nosticky widen 7' \
+		' limit 10000p group_by mark groups 1024 idle 2ms offset_max 1500us slots 4 slot 2 seed 18446744073709551615 hold_limit 256p ce_threshold 1ms ce_backlog 44p spread 25% bypass_prio 3,63 nosticky widen 7 arm loss' \
 		' Sent 1 bytes 2 pkt (dropped 3, overlimits 4 requeues 5)' \
 		' backlog 6b 7p' \
 		' bursts 9007199254740993 held 11 hold_time 612s early_release 12 ce_mark 13 drop_overlimit 14 bypass 15 throttled 16 groups_active 17 groups_held 18' \
-		' limit 10000p group_by mark groups 1024 idle 0us offset_max 1500us slots 4 slot 2 seed 18446744073709551615 hold_limit 256p ce_threshold 0us ce_backlog 0p spread 25% bypass_prio 3,63 slot_map 1:0,7:3 nosticky widen 0'
+		' limit 10000p group_by mark groups 1024 idle 0us offset_max 1500us slots 4 slot 2 seed 18446744073709551615 hold_limit 256p ce_threshold 0us ce_backlog 0p spread 25% bypass_prio 3,63 slot_map 1:0,7:3 nosticky widen 0 arm timeout'
 }
 
 man_renders()
