@@ -150,6 +150,9 @@ std::string DesyncParseWords(const std::string &words, DesyncConfig *cfg)
 		case TCA_DESYNC_WIDEN:
 			cfg->widen = static_cast<uint32_t>(v);
 			break;
+		case TCA_DESYNC_ARM:
+			cfg->arm = static_cast<uint32_t>(v);
+			break;
 		case TCA_DESYNC_SPREAD:
 			cfg->spread = static_cast<uint32_t>(v);
 			break;

@@ -31,6 +31,7 @@ struct DesyncConfig {
 	uint32_t ce_threshold_us = DESYNC_DEF_CE_THRESHOLD;
 	uint32_t ce_backlog = DESYNC_DEF_CE_BACKLOG;	/* segments */
 	uint32_t widen = DESYNC_DEF_WIDEN;	/* offset_max steps timeouts may add */
+	uint32_t arm = DESYNC_DEF_ARM;		/* enum tc_desync_arm */
 	uint32_t spread = DESYNC_DEF_SPREAD;	/* percent of the last burst */
 	bool sticky = DESYNC_DEF_STICKY;	/* keep offsets that met no loss */
 	uint64_t bypass_prio = DESYNC_DEF_BYPASS_PRIO;

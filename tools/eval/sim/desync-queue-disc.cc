@@ -149,6 +149,7 @@ void DesyncQueueDisc::Configure(const DesyncConfig &cfg, uint64_t seed,
 	p->sticky = cfg.sticky;
 	p->ce_backlog = cfg.ce_backlog;
 	p->widen = cfg.widen;
+	p->arm = cfg.arm;
 	dsched_set_hold_slack(&m_core);
 	dsched_seed(&m_core, seed);
 	m_perturbation = Mix32(seed ^ 0x5bd1e995ULL);

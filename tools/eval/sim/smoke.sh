@@ -118,6 +118,23 @@ else
 	not_ok "desync holds burst starts and delivers every byte"
 fi
 
+# arm loss: a ring inside one rack loses nothing, so no group arms and
+# nothing is held; arm always holds every burst start there.
+NOCONG=(--scenario=ring --hosts=8 --hostsPerTor=8 --msg=128KiB --iters=2
+	--hostRate=100Gbps --buffer=256000 --ecnK=97500 --linkDelay=1us
+	--compute=5ms --cc=dctcp --seed=1 --hostQdisc=desync)
+if "$SIM" "${NOCONG[@]}" --desync="arm loss" --json="$OUT/arm.json" >/dev/null &&
+   "$SIM" "${NOCONG[@]}" --json="$OUT/always.json" >/dev/null &&
+   [ "$(field "$OUT/arm.json" valid)" = True ] &&
+   [ "$(field "$OUT/arm.json" drops)" -eq 0 ] &&
+   [ "$(field "$OUT/arm.json" held)" -eq 0 ] &&
+   [ "$(field "$OUT/arm.json" bursts)" -gt 0 ] &&
+   [ "$(field "$OUT/always.json" held)" -gt 0 ]; then
+	ok "arm loss holds nothing where nothing is lost, arm always does"
+else
+	not_ok "arm loss holds nothing where nothing is lost, arm always does"
+fi
+
 # The iteration time is not asserted: with the switch marking as a step
 # at K, one timeout left in the last iteration prices both alike.
 if [ -s "$OUT/desync.json" ] && [ -s "$OUT/pfifo.json" ] &&
@@ -323,6 +340,9 @@ bad_opt --desync="offset_max"
 bad_opt --desync="groups 3"
 bad_opt --desync="sticky 1"
 bad_opt --desync="widen 8"
+bad_opt --desync="arm"
+bad_opt --desync="arm 1"
+bad_opt --desync="arm never"
 # Whole microseconds, as the plugin takes them.
 bad_opt --desync="idle 1.5us"
 bad_opt --desync="offset_max 0x10ms"
