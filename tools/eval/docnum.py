@@ -54,6 +54,7 @@ STUDIES = {
     "simwork": ("tools/eval/sim/doc_numbers.py", "results/sim-workloads"),
     "simlinux": ("tools/eval/sim/doc_numbers.py", "results/sim-linux"),
     "simmq": ("tools/eval/sim/mq_numbers.py", "results/sim-mq"),
+    "simarm": ("tools/eval/sim/doc_numbers.py", "results/sim-arm"),
     "cluster": ("tools/eval/cluster/doc_numbers.py", "results/cluster"),
     "cost": ("tools/eval/bench-cost/doc_numbers.py", "results/bench-cost"),
     "debug": ("tools/testing/vm/doc_numbers.py", "results/debug-kernel"),

@@ -12,7 +12,9 @@ Without ROW, rows 1-7; "A" selects the ablations of the offset window
 with a 10 ms minimum RTO, "F" the timeout-bound field incasts, "W" those
 of them that need a window wider than the default over more iterations,
 "B" the rings where the application's sleep (jitter) loses, "P" the
-shipped job profiles, scaled.
+shipped job profiles, scaled, "M" what opens the window (arm) on rows
+without congestion and on incasts that collapse, "ML" those incasts
+over 20 iterations, "MP" the job profiles under arm.
 
 Rows are scaled to fit about half an hour on two cores (see ROWS); the
 environment variable BENCH_SEEDS sets the number of seeds (default 5;
@@ -298,9 +300,24 @@ PROFILE = [(f"P-{n}", "P",
              f"--iters={iters}", "--timeLimit=60s"],
             PROFILE_QDISCS) for n, k, hosts, per_tor, spines, iters in PROFILES]
 
+# What opens a group's window: every burst start held (arm always, the
+# default), or none until the group's bursts carried a loss (arm loss)
+# or a timeout after another sign (arm timeout).  Rows where nothing
+# collides, which pay the holds for nothing, and incasts where fq_codel
+# times out, with the matrix's arguments ("M", not part of "make
+# bench-sim").
+ARM_QDISCS = ["fq_codel", "desync", "desync:arm loss", "desync:arm timeout"]
+ARM = [("M-" + n, "M", a, ARM_QDISCS) for n, _, a in ROWS
+       if n in ("nocong-ring-8", "ring-32", "incast-64x256k", "incast-256x64k")]
+# A group arms only after its own bursts collided: the incasts over 20
+# iterations ("ML"), and the shipped job profiles, scaled, where holding
+# every start cost the rings most ("MP").
+ARM_LONG = over_20_iterations("ML", ("incast-64x256k", "incast-256x64k"), ARM_QDISCS)
+ARM_PROFILE = [("MP-" + n[len("P-"):], "MP", a, ARM_QDISCS) for n, _, a, _ in PROFILE]
+
 # Every row outside the matrix: "make bench-sim" runs none of them.
 EXTRA_ROWS = (ABLATIONS + STICKY + RTO + FIELD + FIELD_STICKY + WIDEN + WIDEN_LONG + LOSSY +
-              BASELINE + PROFILE)
+              BASELINE + PROFILE + ARM + ARM_LONG + ARM_PROFILE)
 
 # Rows that one retransmit timeout more or less decides run this many
 # times BENCH_SEEDS seeds.  Four jobs of 165 ms, each moved 200 ms by a

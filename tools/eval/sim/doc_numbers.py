@@ -479,7 +479,43 @@ def profiles():
                  [f"`{q}` / fq_codel" for q in PROFILE_COLUMNS], rows)
 
 
+# Rows M-, ML- and MP- of results/sim-arm: what opens a group's window.
+ARM_COLUMNS = ["desync", "desync:arm loss", "desync:arm timeout"]
+ARM_TAGS = ("M", "ML", "MP")
+
+
+def arm_rows():
+    """
+    Rows M-, ML- and MP-: the mean iteration (each job's mean step where
+    a row has several jobs) under fq_codel, and under desync at arm
+    always (the default), loss and timeout over fq_codel's on the same
+    seed; then the retransmit timeouts and the drops per run.
+    """
+    names = dict.fromkeys(r["name"] for r in recs if r["row"] in ARM_TAGS)
+    rows = []
+    for n in names:
+        jobs = runs(n, "fq_codel")[0].get("job_names") or [""]
+        for i, j in enumerate(jobs):
+            def counts(q):
+                return (f"({format(val(n, q, 'rtos', 'range'))}; "
+                        f"{format(val(n, q, 'drops', 'range'))})")
+            if len(jobs) > 1:
+                label = f"{n}: {j}"
+                base = format(val(n, "fq_codel", f"job_iter_mean_ms.{i}", "spread"))
+                rel = [format(job_ratio(n, q, i)) for q in ARM_COLUMNS]
+            else:
+                label = n
+                base = format(val(n, "fq_codel", "iter_mean_ms", "spread"))
+                rel = [format(ratio(n, q, "iter_mean_us", "spread")) for q in ARM_COLUMNS]
+            rows.append([label, f"{base} ms {counts('fq_codel')}"] +
+                        [f"{x}x {counts(q)}" for x, q in zip(rel, ARM_COLUMNS)])
+    return table(["row", "fq_codel: mean iteration (RTOs; drops per run)",
+                  "arm always (default) / fq_codel", "arm loss / fq_codel",
+                  "arm timeout / fq_codel"], rows)
+
+
 TABLES = {
+    "arm_rows": arm_rows,
     "profiles": profiles,
     "fixture": fixture,
     "incasts": incasts,
