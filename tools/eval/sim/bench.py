@@ -311,9 +311,14 @@ ARM = [("M-" + n, "M", a, ARM_QDISCS) for n, _, a in ROWS
        if n in ("nocong-ring-8", "ring-32", "incast-64x256k", "incast-256x64k")]
 # A group arms only after its own bursts collided: the incasts over 20
 # iterations ("ML"), and the shipped job profiles, scaled, where holding
-# every start cost the rings most ("MP").
+# every start cost the rings most ("MP"); there also without the host's
+# marking by backlog, and without any host marking, which arm leaves
+# as it is.
 ARM_LONG = over_20_iterations("ML", ("incast-64x256k", "incast-256x64k"), ARM_QDISCS)
-ARM_PROFILE = [("MP-" + n[len("P-"):], "MP", a, ARM_QDISCS) for n, _, a, _ in PROFILE]
+ARM_PROFILE = [("MP-" + n[len("P-"):], "MP", a,
+                ARM_QDISCS + ["desync:arm loss ce_backlog 0",
+                              "desync:arm loss ce_backlog 0 ce_threshold 0"])
+               for n, _, a, _ in PROFILE]
 
 # Every row outside the matrix: "make bench-sim" runs none of them.
 EXTRA_ROWS = (ABLATIONS + STICKY + RTO + FIELD + FIELD_STICKY + WIDEN + WIDEN_LONG + LOSSY +

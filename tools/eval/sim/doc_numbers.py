@@ -481,17 +481,20 @@ def profiles():
 
 # Rows M-, ML- and MP- of results/sim-arm: what opens a group's window.
 ARM_COLUMNS = ["desync", "desync:arm loss", "desync:arm timeout"]
-ARM_TAGS = ("M", "ML", "MP")
+# Rows MP- under arm loss, without the host's marking by backlog, then
+# without any host marking.
+ARM_MARK_COLUMNS = ["desync:arm loss", "desync:arm loss ce_backlog 0",
+                    "desync:arm loss ce_backlog 0 ce_threshold 0"]
 
 
-def arm_rows():
+def arm_table(tags, columns, heads):
     """
-    Rows M-, ML- and MP-: the mean iteration (each job's mean step where
-    a row has several jobs) under fq_codel, and under desync at arm
-    always (the default), loss and timeout over fq_codel's on the same
-    seed; then the retransmit timeouts and the drops per run.
+    The rows of TAGS: the mean iteration (each job's mean step where a
+    row has several jobs) under fq_codel, and under each of COLUMNS over
+    fq_codel's on the same seed; then the retransmit timeouts and the
+    drops per run.
     """
-    names = dict.fromkeys(r["name"] for r in recs if r["row"] in ARM_TAGS)
+    names = dict.fromkeys(r["name"] for r in recs if r["row"] in tags)
     rows = []
     for n in names:
         jobs = runs(n, "fq_codel")[0].get("job_names") or [""]
@@ -502,20 +505,33 @@ def arm_rows():
             if len(jobs) > 1:
                 label = f"{n}: {j}"
                 base = format(val(n, "fq_codel", f"job_iter_mean_ms.{i}", "spread"))
-                rel = [format(job_ratio(n, q, i)) for q in ARM_COLUMNS]
+                rel = [format(job_ratio(n, q, i)) for q in columns]
             else:
                 label = n
                 base = format(val(n, "fq_codel", "iter_mean_ms", "spread"))
-                rel = [format(ratio(n, q, "iter_mean_us", "spread")) for q in ARM_COLUMNS]
+                rel = [format(ratio(n, q, "iter_mean_us", "spread")) for q in columns]
             rows.append([label, f"{base} ms {counts('fq_codel')}"] +
-                        [f"{x}x {counts(q)}" for x, q in zip(rel, ARM_COLUMNS)])
-    return table(["row", "fq_codel: mean iteration (RTOs; drops per run)",
-                  "arm always (default) / fq_codel", "arm loss / fq_codel",
-                  "arm timeout / fq_codel"], rows)
+                        [f"{x}x {counts(q)}" for x, q in zip(rel, columns)])
+    return table(["row", "fq_codel: mean iteration (RTOs; drops per run)"] + heads, rows)
+
+
+def arm_rows():
+    """Rows M-, ML- and MP-: arm always (the default), loss and timeout."""
+    return arm_table(("M", "ML", "MP"), ARM_COLUMNS,
+                     ["arm always (default) / fq_codel", "arm loss / fq_codel",
+                      "arm timeout / fq_codel"])
+
+
+def arm_marking():
+    """Rows MP-: arm loss with and without the host's own ECN marking."""
+    return arm_table(("MP",), ARM_MARK_COLUMNS,
+                     ["arm loss / fq_codel", "`ce_backlog 0` / fq_codel",
+                      "`ce_backlog 0 ce_threshold 0` / fq_codel"])
 
 
 TABLES = {
     "arm_rows": arm_rows,
+    "arm_marking": arm_marking,
     "profiles": profiles,
     "fixture": fixture,
     "incasts": incasts,
