@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Tracepoints of the desync qdisc: a burst start with the offset it
- * drew, the steps its window grew by (widen) and the worst sign of
- * congestion the group's senders gave in the burst before, and the end of
- * a hold.  The core reports both through its
+ * drew, the steps its window grew by (widen; with arm loss or timeout
+ * the steps of offset_max its window is, 0 while disarmed) and the worst
+ * sign of congestion the group's senders gave in the burst before, and
+ * the end of a hold.  The core reports both through its
  * desync_event_*() hooks, which sch_desync.c defines before including it;
  * the core itself stays free of kernel headers, and a disabled tracepoint
  * costs a static key at a burst start or a hold's end, never per packet.

@@ -460,8 +460,10 @@ static u32 desync_skb_segs(const struct sk_buff *skb)
  * TCP_CA_Recovery (fast recovery) or TCP_CA_Loss (a retransmit timeout).
  * Either makes a sticky group draw a new offset and keeps the
  * retransmission from starting a burst; a timeout also widens the window
- * of a group with widen.  ECN's congestion window reduction (CA_CWR) is
- * not a loss: DCTCP meets it on every burst that shares a port.
+ * of a group with widen, and either arms a group with arm loss (a timeout
+ * after another sign one with arm timeout).  ECN's congestion window
+ * reduction (CA_CWR) is not a loss: DCTCP meets it on every burst that
+ * shares a port.
  */
 static u8 desync_skb_sender_loss(const struct sk_buff *skb)
 {
