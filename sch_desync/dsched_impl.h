@@ -304,16 +304,40 @@ static inline u32 dsched_window(const struct dsched *s,
 }
 
 /*
+ * Whether the host marks group @g's packets at all (ce_threshold and
+ * ce_backlog).  Host marking keeps short the queue that a released hold
+ * leaves behind; with arm loss or timeout a group that holds nothing
+ * has no such queue, and no burst of its was seen to collide.  Marks
+ * there only shrink windows that the path would have carried: on the
+ * model's training profiles that never collide they were most of what
+ * arm loss still cost against fq_codel (results/sim-arm, the columns
+ * without host marking).  A disarmed group is served as fq serves a flow,
+ * without marks; the bottleneck's own marking and the sender's
+ * congestion control remain.  With arm always every group holds, and
+ * marks as before.
+ */
+static inline bool dsched_host_marks(const struct dsched *s,
+				     const struct dsched_group *g)
+{
+	return !dsched_disarmed(s, g);
+}
+
+/*
  * Step marking as DCTCP expects, on the wait since the packet became
  * eligible: the intentional hold and any EDT wait are not queueing.  A
  * packet already CE-marked at enqueue for its backlog (@marked, see
  * dsched_backlog_mark()) is not marked again: each packet counts once.
+ * @g is the group the packet leaves from, NULL for one that left the
+ * groups for its departure time.
  */
-static inline bool dsched_should_mark(const struct dsched *s, u64 now,
+static inline bool dsched_should_mark(const struct dsched *s,
+				      const struct dsched_group *g, u64 now,
 				      u64 ready_ns, bool marked)
 {
 	u64 thresh = s->p.ce_threshold_ns;
 
+	if (g && !dsched_host_marks(s, g))
+		return false;
 	return !marked && thresh && (s64)(now - ready_ns) > (s64)thresh;
 }
 
@@ -333,7 +357,8 @@ static inline bool dsched_backlog_mark(const struct dsched *s, u32 idx)
 {
 	u32 thresh = s->p.ce_backlog;
 
-	return thresh && s->groups[idx].segs >= thresh;
+	return thresh && dsched_host_marks(s, &s->groups[idx]) &&
+	       s->groups[idx].segs >= thresh;
 }
 
 /*

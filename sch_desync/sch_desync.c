@@ -848,16 +848,20 @@ static void desync_arm_watchdog(struct desync_sched_data *q)
 	qdisc_watchdog_schedule_range_ns(&q->watchdog, start, end - start);
 }
 
-/* Mark @skb if it waited over ce_threshold since it could have left at @ready. */
-static void desync_maybe_mark(struct desync_sched_data *q, struct sk_buff *skb,
-			      u64 ready, u64 now)
+/*
+ * Mark @skb if it waited over ce_threshold since it could have left at
+ * @ready; @g is the group it leaves from, NULL for a departure time.
+ */
+static void desync_maybe_mark(struct desync_sched_data *q,
+			      const struct dsched_group *g,
+			      struct sk_buff *skb, u64 ready, u64 now)
 {
 	u64 tstamp = ktime_to_ns(skb->tstamp);
 
 	/* A departure time that has passed also made the packet wait. */
 	if (tstamp && !dsched_time_before(now, tstamp))
 		ready = dsched_time_max(ready, tstamp);
-	if (dsched_should_mark(&q->core, now, ready,
+	if (dsched_should_mark(&q->core, g, now, ready,
 			       desync_skb_cb(skb)->marked) &&
 	    INET_ECN_set_ce(skb))
 		q->stat_ce_mark++;
@@ -925,7 +929,7 @@ static struct sk_buff *desync_dequeue_groups(struct Qdisc *sch, u64 now)
 				q->stat_edt_wait++;
 			continue;
 		}
-		desync_maybe_mark(q, skb, ready, now);
+		desync_maybe_mark(q, g, skb, ready, now);
 		dsched_dequeue(core, idx, qdisc_pkt_len(skb), segs, now);
 		return skb;
 	}
@@ -959,7 +963,7 @@ static struct sk_buff *desync_dequeue_ahead(struct Qdisc *sch, u64 now)
 	if (!skb)
 		return NULL;
 	desync_edt_remove(sch, skb);
-	desync_maybe_mark(q, skb, desync_skb_cb(skb)->enq_ns, now);
+	desync_maybe_mark(q, NULL, skb, desync_skb_cb(skb)->enq_ns, now);
 	return skb;
 }
 

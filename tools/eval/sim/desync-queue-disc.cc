@@ -331,7 +331,7 @@ Ptr<QueueDiscItem> DesyncQueueDisc::DequeueGroups(uint64_t now)
 		g->tail = nullptr;
 	Ptr<QueueDiscItem> item = Take(n);
 
-	if (dsched_should_mark(&m_core, now, ready, marked) &&
+	if (dsched_should_mark(&m_core, g, now, ready, marked) &&
 	    Mark(item, "ce_threshold"))
 		m_ceMarks++;
 	dsched_dequeue(&m_core, idx, item->GetSize(), 1, now);

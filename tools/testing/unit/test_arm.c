@@ -292,12 +292,61 @@ static void test_arm_asks_loss(void)
 	sim_free(&sim);
 }
 
+/*
+ * With arm loss the host marks nothing in a group that holds nothing,
+ * neither by backlog nor by wait; once a loss armed the group it marks
+ * as arm always does.  Packets that left the groups (a departure time,
+ * no group) keep ce_threshold.
+ */
+static void test_arm_marks_only_armed(void)
+{
+	struct dsched_group *g;
+	u64 t = 10 * MS;
+	struct sim sim;
+	u32 i;
+
+	arm_init(&sim, 2, 55, DESYNC_ARM_LOSS, 3);
+	sim.s.p.ce_backlog = 4;
+	sim.s.p.ce_threshold_ns = MS;
+	g = &sim.s.groups[0];
+	for (i = 0; i < 8; i++)
+		sim_enqueue(&sim, 0, 1500, t);
+	CHECK(g->state == DSCHED_ACTIVE && g->segs == 8);
+	CHECK(!dsched_backlog_mark(&sim.s, 0));
+	CHECK(!dsched_should_mark(&sim.s, g, t + 10 * MS, t, false));
+	CHECK(dsched_should_mark(&sim.s, NULL, t + 10 * MS, t, false));
+	while (sim_dequeue(&sim, t, NULL, NULL) != DSCHED_NONE)
+		;
+	/* A fast retransmission arms the next burst: marks come back. */
+	dsched_note_loss(&sim.s, 0, false);
+	t += 500 * MS;
+	for (i = 0; i < 8; i++)
+		sim_enqueue(&sim, 0, 1500, t);
+	CHECK(g->state == DSCHED_HELD && dsched_widen_steps(g) == 1);
+	CHECK(dsched_backlog_mark(&sim.s, 0));
+	CHECK(dsched_should_mark(&sim.s, g, t + 10 * MS, t, false));
+	/* The other group holds nothing and is not marked. */
+	for (i = 0; i < 8; i++)
+		sim_enqueue(&sim, 1, 1500, t);
+	CHECK(!dsched_backlog_mark(&sim.s, 1));
+	CHECK(!dsched_should_mark(&sim.s, &sim.s.groups[1], t + 10 * MS, t,
+				  false));
+	/* arm always marks every group. */
+	sim.s.p.arm = DESYNC_ARM_ALWAYS;
+	CHECK(dsched_backlog_mark(&sim.s, 1));
+	CHECK(dsched_should_mark(&sim.s, &sim.s.groups[1], t + 10 * MS, t,
+				 false));
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
 static const struct test tests[] = {
 	{ "arm_loss", test_arm_loss },
 	{ "arm_timeout", test_arm_timeout },
 	{ "arm_widen_0", test_arm_widen_0 },
 	{ "arm_always_unchanged", test_arm_always_unchanged },
 	{ "arm_asks_loss", test_arm_asks_loss },
+	{ "arm_marks_only_armed", test_arm_marks_only_armed },
 };
 
 int main(void)

@@ -15,13 +15,13 @@ static void test_marking(void)
 	u32 len;
 
 	sim_init(&sim, 4, 9);
-	CHECK(!dsched_should_mark(&sim.s, t + 1 * MS, t, false));
-	CHECK(dsched_should_mark(&sim.s, t + 1 * MS + 1, t, false));
-	CHECK(!dsched_should_mark(&sim.s, t, t + 5 * MS, false));
+	CHECK(!dsched_should_mark(&sim.s, NULL, t + 1 * MS, t, false));
+	CHECK(dsched_should_mark(&sim.s, NULL, t + 1 * MS + 1, t, false));
+	CHECK(!dsched_should_mark(&sim.s, NULL, t, t + 5 * MS, false));
 	/* Marked at enqueue for its backlog: not marked, or counted, again. */
-	CHECK(!dsched_should_mark(&sim.s, t + 1000 * MS, t, true));
+	CHECK(!dsched_should_mark(&sim.s, NULL, t + 1000 * MS, t, true));
 	sim.s.p.ce_threshold_ns = 0;
-	CHECK(!dsched_should_mark(&sim.s, t + 1000 * MS, t, false));
+	CHECK(!dsched_should_mark(&sim.s, NULL, t + 1000 * MS, t, false));
 	sim.s.p.ce_threshold_ns = 1 * MS;
 
 	/* A packet held for 300ms and sent right at release: not marked. */
@@ -31,11 +31,11 @@ static void test_marking(void)
 	wake = sim.s.groups[0].release_ns;
 	CHECK(wake - t > 1 * MS);
 	CHECK(sim_dequeue(&sim, wake + 100 * US, &len, &ready) == 0);
-	CHECK(!dsched_should_mark(&sim.s, wake + 100 * US, ready, false));
+	CHECK(!dsched_should_mark(&sim.s, NULL, wake + 100 * US, ready, false));
 	/* Still queued 1ms after the release: marked. */
 	CHECK(sim_dequeue(&sim, wake + 1100 * US + 1, &len, &ready) == 0);
 	CHECK(ready == wake + 100 * US);
-	CHECK(dsched_should_mark(&sim.s, wake + 1100 * US + 1, ready, false));
+	CHECK(dsched_should_mark(&sim.s, NULL, wake + 1100 * US + 1, ready, false));
 	sim_free(&sim);
 }
 
