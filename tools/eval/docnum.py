@@ -55,6 +55,7 @@ STUDIES = {
     "simlinux": ("tools/eval/sim/doc_numbers.py", "results/sim-linux"),
     "simmq": ("tools/eval/sim/mq_numbers.py", "results/sim-mq"),
     "simarm": ("tools/eval/sim/doc_numbers.py", "results/sim-arm"),
+    "simarmmark": ("tools/eval/sim/doc_numbers.py", "results/sim-arm-marks"),
     "cluster": ("tools/eval/cluster/doc_numbers.py", "results/cluster"),
     "cost": ("tools/eval/bench-cost/doc_numbers.py", "results/bench-cost"),
     "debug": ("tools/testing/vm/doc_numbers.py", "results/debug-kernel"),

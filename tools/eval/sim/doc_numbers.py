@@ -516,9 +516,9 @@ def arm_table(tags, columns, heads):
 
 
 def arm_rows():
-    """Rows M-, ML- and MP-: arm always (the default), loss and timeout."""
+    """Rows M-, ML- and MP-: arm always, loss and timeout."""
     return arm_table(("M", "ML", "MP"), ARM_COLUMNS,
-                     ["arm always (default) / fq_codel", "arm loss / fq_codel",
+                     ["arm always / fq_codel", "arm loss / fq_codel",
                       "arm timeout / fq_codel"])
 
 
