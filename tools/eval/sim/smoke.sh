@@ -108,7 +108,7 @@ else
 	not_ok "pfifo incast on a shallow buffer drops and times out"
 fi
 
-if "$SIM" "${INCAST[@]}" --hostQdisc=desync --desync="spread 0 offset_max 4ms" \
+if "$SIM" "${INCAST[@]}" --hostQdisc=desync --desync="arm always spread 0 offset_max 4ms" \
 	--json="$OUT/desync.json" >/dev/null &&
    [ "$(field "$OUT/desync.json" valid)" = True ] &&
    [ "$(field "$OUT/desync.json" bursts)" -ge 32 ] &&
@@ -124,7 +124,7 @@ NOCONG=(--scenario=ring --hosts=8 --hostsPerTor=8 --msg=128KiB --iters=2
 	--hostRate=100Gbps --buffer=256000 --ecnK=97500 --linkDelay=1us
 	--compute=5ms --cc=dctcp --seed=1 --hostQdisc=desync)
 if "$SIM" "${NOCONG[@]}" --desync="arm loss" --json="$OUT/arm.json" >/dev/null &&
-   "$SIM" "${NOCONG[@]}" --json="$OUT/always.json" >/dev/null &&
+   "$SIM" "${NOCONG[@]}" --desync="arm always" --json="$OUT/always.json" >/dev/null &&
    [ "$(field "$OUT/arm.json" valid)" = True ] &&
    [ "$(field "$OUT/arm.json" drops)" -eq 0 ] &&
    [ "$(field "$OUT/arm.json" held)" -eq 0 ] &&
@@ -149,9 +149,9 @@ fi
 # queue a worker has one desync that holds; over four, as mq gives each
 # queue its own desync, the connections hash onto several, and more
 # desyncs than workers hold.
-if "$SIM" "${INCAST[@]}" --hostQdisc=desync --connsPerPeer=4 \
+if "$SIM" "${INCAST[@]}" --hostQdisc=desync --desync="arm always" --connsPerPeer=4 \
 	--json="$OUT/conns4.json" >/dev/null &&
-   "$SIM" "${INCAST[@]}" --hostQdisc=desync --connsPerPeer=4 --txQueues=4 \
+   "$SIM" "${INCAST[@]}" --hostQdisc=desync --desync="arm always" --connsPerPeer=4 --txQueues=4 \
 	--json="$OUT/mq4.json" >/dev/null &&
    [ "$(field "$OUT/mq4.json" valid)" = True ] &&
    [ "$(field "$OUT/mq4.json" conns)" -eq $((4 * 32)) ] &&
@@ -175,7 +175,7 @@ print(int(j["hold_time_us"] / max(j["bursts"], 1)) if j["valid"] else -1)' "$1"
 # a 4ms window holds 3-4ms, in slot 0 under 1ms.
 SMALL=(--scenario=incast --hosts=8 --msg=64KiB --iters=3 --seed=2
 	--hostQdisc=desync --stage1=0.5 --stage1Prio=4)
-SLOTS="group_by prio offset_max 4ms spread 0 slots 4"
+SLOTS="arm always group_by prio offset_max 4ms spread 0 slots 4"
 "$SIM" "${SMALL[@]}" --desync="$SLOTS slot 0" --json="$OUT/slot0.json" >/dev/null
 # Beyond the ACKs both runs bypass: every stage-1 data packet, 8 hosts x
 # 3 iterations x 32 KiB of 1448-byte segments.
@@ -214,7 +214,7 @@ fi
 # the probes and RACK leave desync's run here no timeout to count.
 if "$SIM" "${INCAST[@]}" --tcp=ns3 --conn=message --compute=5ms --hostQdisc=pfifo \
 	--json="$OUT/permsg-pfifo.json" >/dev/null &&
-   "$SIM" "${INCAST[@]}" --tcp=ns3 --conn=message --compute=5ms --hostQdisc=desync \
+   "$SIM" "${INCAST[@]}" --tcp=ns3 --conn=message --compute=5ms --hostQdisc=desync --desync="arm always" \
 	--json="$OUT/permsg.json" >/dev/null &&
    [ "$(field "$OUT/permsg.json" valid)" = True ] &&
    [ "$(field "$OUT/permsg.json" rtos)" -gt 0 ] &&
