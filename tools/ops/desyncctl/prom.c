@@ -259,6 +259,14 @@ static void prom_info(FILE *f, const struct dsq_list *l)
 			   desync_opt_format(desync_opt_by_attr(TCA_DESYNC_SLOT),
 					     d->opt[TCA_DESYNC_SLOT], buf, sizeof(buf)),
 			   false);
+		/*
+		 * What opens a group's window: with arm loss or timeout,
+		 * hold_time over bursts is no longer the hold of a burst.
+		 */
+		prom_label(f, "arm",
+			   desync_opt_format(desync_opt_by_attr(TCA_DESYNC_ARM),
+					     d->opt[TCA_DESYNC_ARM], buf, sizeof(buf)),
+			   false);
 		fputs("} 1\n", f);
 	}
 }

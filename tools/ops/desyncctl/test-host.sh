@@ -83,7 +83,8 @@ prom_values()
 		'desync_widen_steps{device="eth0",handle="8001:",kind="desync",parent="root"} 7' \
 		'desync_widen_steps{device="ens\"1\\\\",handle="8003:",kind="desync",parent="1:2"} 0' \
 		'desync_throttled_packets_total{device="eth0",handle="8001:",kind="desync",parent="root"} 16' \
-		'desync_info{device="eth0",handle="8001:",kind="desync",parent="root",group_by="mark",slot="random"} 1'
+		'desync_info{device="eth0",handle="8001:",kind="desync",parent="root",group_by="mark",slot="random",arm="always"} 1' \
+		'desync_info{device="ens\"1\\\\",handle="8002:",kind="desync",parent="1:1",group_by="mark",slot="2",arm="loss"} 1'
 }
 
 json_valid()
