@@ -43,6 +43,15 @@ static void set(struct dsq *d, const char *kv)
 		fprintf(stderr, "test-fixture: bad %s\n", kv);
 		exit(3);
 	}
+	/* arm in tc's words, as a test reads best */
+	if (!strncmp(kv, "arm=", 4)) {
+		if (desync_opt_parse(desync_opt_by_attr(TCA_DESYNC_ARM), eq + 1, &v)) {
+			fprintf(stderr, "test-fixture: bad %s\n", kv);
+			exit(3);
+		}
+		d->opt[TCA_DESYNC_ARM] = v;
+		return;
+	}
 	v = strtoull(eq + 1, NULL, 0);
 	for (i = 0; i < ARRAY_SIZE(opts); i++)
 		if (!strncmp(kv, opts[i].key, eq - kv) && !opts[i].key[eq - kv]) {
@@ -130,6 +139,7 @@ int fixture_qdiscs(const char *file, char *const *devs, int ndev,
 		d->opt[TCA_DESYNC_SLOTS] = DESYNC_DEF_SLOTS;
 		d->opt[TCA_DESYNC_SLOT] = DESYNC_DEF_SLOT;
 		d->opt[TCA_DESYNC_WIDEN] = DESYNC_DEF_WIDEN;
+		d->opt[TCA_DESYNC_ARM] = DESYNC_DEF_ARM;
 		d->has_xs = true;
 		for (i = 4; i < n; i++)
 			set(d, tok[i]);

@@ -6,10 +6,10 @@
  * (HANDLE and PARENT as tc writes them, ":1" and "root" included); a line
  * "--" starts the second sample, one interval later, of which the desync
  * lines count.  KEY is a desync option in netlink units (limit,
- * offset_max, ce_threshold, ce_backlog, hold_limit, slots, slot, widen),
- * a counter of its xstats (bursts, held, hold_time, early_release,
- * ce_mark, drop_overlimit) or drops.  Options not given take desync's
- * defaults.
+ * offset_max, ce_threshold, ce_backlog, hold_limit, slots, slot, widen;
+ * arm in its words: always, loss or timeout), a counter of its xstats
+ * (bursts, held, hold_time, early_release, ce_mark, drop_overlimit) or
+ * drops.  Options not given take desync's defaults.
  */
 #ifndef TEST_FIXTURE_H
 #define TEST_FIXTURE_H

@@ -377,10 +377,10 @@ make_host()	# DIR
 	cat > "$h/qdiscs" <<-'EOS'
 	lo noqueue 0: root
 	eth0 mq 0: root
-	eth0 desync 8001: :1 bursts=100 hold_time=150000000
-	eth0 desync 8002: :2
-	eth0 desync 8003: :3
-	eth0 desync 8004: :4
+	eth0 desync 8001: :1 arm=always bursts=100 hold_time=150000000
+	eth0 desync 8002: :2 arm=always
+	eth0 desync 8003: :3 arm=always
+	eth0 desync 8004: :4 arm=always
 	EOS
 }
 
@@ -548,7 +548,7 @@ doctor_counters()
 	eth0 desync 8001: :1 drops=10 drop_overlimit=10 early_release=5
 	eth0 desync 8002: :2 drops=7 drop_overlimit=7 early_release=3
 	eth0 desync 8003: :3 early_release=4
-	eth0 desync 8004: :4 bursts=10 hold_time=30000000
+	eth0 desync 8004: :4 arm=always bursts=10 hold_time=30000000
 	EOS
 	doctor_on "$H"
 	doctor_says 1 \
@@ -629,29 +629,35 @@ net_sample()	# HOST N NAME=VALUE...
 		"${c[RetransSegs]}" > "$d/snmp"
 }
 
-# A host in $TMPD/advise-NAME whose eth0 has desync on two TX queues
-# under mq, each of which starts BURSTS/2 bursts, holding 1.5 ms each,
-# in the interval, with KEY=VALUE (test-fixture.h) on both in the second
-# sample; its TCP counters are those of net_sample, from 0.
-advise_host()	# NAME BURSTS KEY=VALUE...
+# A host in $TMPD/advise-NAME whose eth0 has desync with arm ARM on two
+# TX queues under mq, each of which starts BURSTS/2 bursts, holding
+# 1.5 ms each, in the interval, with KEY=VALUE (test-fixture.h) on both
+# in the second sample; its TCP counters are those of net_sample, from 0.
+advise_host_arm()	# NAME ARM BURSTS KEY=VALUE...
 {
-	local b=$(($2 / 2)) q
+	local arm=$2 b=$(($3 / 2)) q
 
 	H=$TMPD/advise-$1
 	rm -rf "$H"
 	mkdir -p "$H"
-	shift 2
+	shift 3
 	{
 		echo 'eth0 mq 0: root'
 		for q in 1 2; do
-			echo "eth0 desync 800$q: :$q bursts=1000 hold_time=1500000000"
+			echo "eth0 desync 800$q: :$q arm=$arm bursts=1000 hold_time=1500000000"
 		done
 		echo --
 		for q in 1 2; do
-			echo "eth0 desync 800$q: :$q bursts=$((1000 + b)) hold_time=$((1500000 * (1000 + b))) $*"
+			echo "eth0 desync 800$q: :$q arm=$arm bursts=$((1000 + b)) hold_time=$((1500000 * (1000 + b))) $*"
 		done
 	} > "$H/qdiscs"
 	net_sample "$H" 0 TCPTimeouts=50 TCPDeliveredCE=70 TCPDelivered=100000
+}
+
+# ... with arm always: every burst start held.
+advise_host()	# NAME BURSTS KEY=VALUE...
+{
+	advise_host_arm "$1" always "${@:2}"
 }
 
 # Runs test-advise on HOST with ARGS, as doctor_on does.
