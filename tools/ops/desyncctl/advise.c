@@ -138,11 +138,24 @@ struct dev_sum {
 	char		dev[IF_NAMESIZE];
 	int		nq;
 	uint32_t	parent;		/* of the first */
-	uint64_t	bursts, hold_time, early, ce_mark, drops;
-	uint64_t	life_bursts, life_hold_time;
+	uint64_t	bursts, held, hold_time, early, ce_mark, drops;
+	uint64_t	life_bursts, life_held, life_hold_time;
 	uint64_t	offset_max, hold_limit, limit;	/* the largest */
 	uint64_t	widen;				/* the smallest */
 	bool		random;				/* on all of them */
+	/*
+	 * arm always on any of them, which then holds every burst start;
+	 * otherwise @arm is the first one's, loss or timeout.
+	 */
+	bool		always;
+	uint32_t	arm;
+};
+
+/* The whole host over the interval */
+struct host_sum {
+	uint64_t	bursts, held, ce_mark;
+	bool		always;		/* as struct dev_sum's, of any device */
+	uint32_t	arm;		/* the first device's */
 };
 
 static bool dev_wanted(const struct dsq_advise_in *in, const char *dev)
@@ -186,14 +199,17 @@ static size_t sum_devs(const struct dsq_advise_in *in, struct dev_sum **out)
 			s->parent = d->parent;
 			s->widen = d->opt[TCA_DESYNC_WIDEN];
 			s->random = true;
+			s->arm = d->opt[TCA_DESYNC_ARM];
 		}
 		s->nq++;
 		s->bursts += grew(d->xs.bursts, b->xs.bursts);
+		s->held += grew(d->xs.held, b->xs.held);
 		s->hold_time += grew(d->xs.hold_time, b->xs.hold_time);
 		s->early += grew(d->xs.early_release, b->xs.early_release);
 		s->ce_mark += grew(d->xs.ce_mark, b->xs.ce_mark);
 		s->drops += grew(d->st.drops, b->st.drops);
 		s->life_bursts += d->xs.bursts;
+		s->life_held += d->xs.held;
 		s->life_hold_time += d->xs.hold_time;
 #define MAX(f, a) if (d->opt[a] > s->f) s->f = d->opt[a]
 		MAX(offset_max, TCA_DESYNC_OFFSET_MAX);
@@ -203,6 +219,7 @@ static size_t sum_devs(const struct dsq_advise_in *in, struct dev_sum **out)
 		if (d->opt[TCA_DESYNC_WIDEN] < s->widen)
 			s->widen = d->opt[TCA_DESYNC_WIDEN];
 		s->random &= dsq_random_offsets(d);
+		s->always |= dsq_holds_every_burst(d);
 	}
 	*out = v;
 	return n;
@@ -229,6 +246,12 @@ static void fix_change(char *buf, size_t len, const struct dev_sum *s,
 		 why ? why : "");
 }
 
+/* "loss", as tc prints it */
+static const char *arm_word(uint32_t arm, char *buf, size_t len)
+{
+	return desync_opt_format(desync_opt_by_attr(TCA_DESYNC_ARM), arm, buf, len);
+}
+
 /* "1.50 ms" */
 static double ms(uint64_t ns)
 {
@@ -243,12 +266,12 @@ static double ms(uint64_t ns)
  * the fix changes.
  */
 static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
-			     const struct dev_sum *top, uint64_t bursts,
-			     uint64_t ce_mark)
+			     const struct dev_sum *top, const struct host_sum *h)
 {
 	const struct dsq_tcp *a = in->tcp_after, *b = in->tcp_before;
-	uint64_t d[DSQ_TCP_NR] = {}, ce_net;
-	char fix[256], what[64];
+	uint64_t d[DSQ_TCP_NR] = {}, ce_net, bursts = h->bursts;
+	uint64_t ce_mark = h->ce_mark;
+	char fix[256], what[64], held[128], arm[32];
 	int k;
 
 	for (k = 0; k < DSQ_TCP_NR; k++)
@@ -257,9 +280,19 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 	/* desync's own marks come back as echoes too. */
 	ce_net = d[DSQ_TCP_DELIVERED_CE] > ce_mark ? d[DSQ_TCP_DELIVERED_CE] - ce_mark : 0;
 
+	/*
+	 * With arm loss or timeout most burst starts are not held, and
+	 * xstats count held packets, not held bursts: say that count.
+	 */
+	if (h->always)
+		snprintf(held, sizeof(held), "held by desync");
+	else
+		snprintf(held, sizeof(held),
+			 "seen by desync with arm %s, %" PRIu64 " packets enqueued while their group was held",
+			 arm_word(h->arm, arm, sizeof(arm)), h->held);
 	findings_add(r, SEV_OK, "sample", NULL, NULL,
-		     "in %gs: %" PRIu64 " burst starts held by desync, %" PRIu64 " TCP retransmit timeouts, %" PRIu64 " segments retransmitted, %" PRIu64 " of %" PRIu64 " loss probes repaired a loss, %" PRIu64 " CE echoes (%" PRIu64 " marked by desync), %" PRIu64 " CE received",
-		     in->interval, bursts, d[DSQ_TCP_TIMEOUTS],
+		     "in %gs: %" PRIu64 " burst starts %s, %" PRIu64 " TCP retransmit timeouts, %" PRIu64 " segments retransmitted, %" PRIu64 " of %" PRIu64 " loss probes repaired a loss, %" PRIu64 " CE echoes (%" PRIu64 " marked by desync), %" PRIu64 " CE received",
+		     in->interval, bursts, held, d[DSQ_TCP_TIMEOUTS],
 		     d[DSQ_TCP_RETRANS_SEGS], d[DSQ_TCP_LOSS_PROBE_RECOVERY],
 		     d[DSQ_TCP_LOSS_PROBES], d[DSQ_TCP_DELIVERED_CE], ce_mark,
 		     d[DSQ_TCP_IN_CE]);
@@ -377,7 +410,7 @@ int dsq_advise(const struct dsq_advise_in *in, FILE *f, bool json)
 {
 	struct findings r = {};
 	const struct dev_sum *top = NULL;
-	uint64_t bursts = 0, ce_mark = 0;
+	struct host_sum h = {};
 	struct dev_sum *s;
 	size_t n, i;
 	enum sev worst;
@@ -397,8 +430,12 @@ int dsq_advise(const struct dsq_advise_in *in, FILE *f, bool json)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		bursts += s[i].bursts;
-		ce_mark += s[i].ce_mark;
+		h.bursts += s[i].bursts;
+		h.held += s[i].held;
+		h.ce_mark += s[i].ce_mark;
+		if (!i)
+			h.arm = s[i].arm;
+		h.always |= s[i].always;
 		if (!top || s[i].bursts > top->bursts)
 			top = &s[i];
 	}
@@ -406,7 +443,7 @@ int dsq_advise(const struct dsq_advise_in *in, FILE *f, bool json)
 		findings_add(&r, SEV_FAIL, "device", NULL, "desync-apply DEV",
 			     "no desync qdisc on any device: nothing to advise on");
 	else
-		judge_collisions(in, &r, top, bursts, ce_mark);
+		judge_collisions(in, &r, top, &h);
 	for (i = 0; i < n; i++)
 		judge_cost(in, &r, &s[i]);
 

@@ -118,6 +118,12 @@ void dsq_fmt_tc_parent(char *buf, size_t len, uint32_t parent);
 
 /* Offsets drawn at random in [0, offset_max): they average half of it. */
 bool dsq_random_offsets(const struct dsq *d);
+/*
+ * arm always: every burst start draws an offset and is held.  A kernel
+ * without TCA_DESYNC_ARM leaves it 0, always, which is what it does.
+ * With arm loss or timeout only the groups a loss armed hold.
+ */
+bool dsq_holds_every_burst(const struct dsq *d);
 /* The qdisc of @l that is @d (device, handle, parent), NULL if none */
 const struct dsq *dsq_list_find(const struct dsq_list *l, const struct dsq *d);
 

@@ -52,6 +52,11 @@ bool dsq_random_offsets(const struct dsq *d)
 		d->opt[TCA_DESYNC_SLOT] == TC_DESYNC_SLOT_RANDOM);
 }
 
+bool dsq_holds_every_burst(const struct dsq *d)
+{
+	return d->opt[TCA_DESYNC_ARM] == TC_DESYNC_ARM_ALWAYS;
+}
+
 const struct dsq *dsq_list_find(const struct dsq_list *l, const struct dsq *d)
 {
 	size_t i;

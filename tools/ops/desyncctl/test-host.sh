@@ -751,6 +751,17 @@ advise_holds()
 		{ cat "$TMPD/doc.out"; return 1; }
 }
 
+# arm loss: most burst starts are not held, and xstats count the packets
+# enqueued held, not held bursts; the sample says which it counted.
+advise_arm_sample()
+{
+	advise_host_arm arm-sample loss 600 held=40 hold_time=$((1500000000 + 20 * 1500000))
+	net_sample "$H" 1 TCPTimeouts=50 TCPDeliveredCE=70 TCPDelivered=200000
+	advise_on "$H"
+	has_lines "$TMPD/doc.out" \
+		'ok   sample: in 10s: 600 burst starts seen by desync with arm loss, 80 packets enqueued while their group was held, 0 TCP retransmit timeouts, 0 segments retransmitted, 0 of 0 loss probes repaired a loss, 0 CE echoes (0 marked by desync), 0 CE received'
+}
+
 # A device named without desync fails; --json is doctor's array.
 advise_json()
 {
@@ -805,7 +816,7 @@ completion()
 }
 
 echo "TAP version 13"
-echo "1..36"
+echo "1..37"
 run prom_valid
 run prom_values
 run json_valid
@@ -839,6 +850,7 @@ run advise_quiet
 run advise_congested
 run advise_few
 run advise_holds
+run advise_arm_sample
 run advise_json
 run advise_cli
 run completion
