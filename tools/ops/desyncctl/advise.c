@@ -19,6 +19,7 @@
 
 #include <linux/pkt_sched.h>
 
+#include "dsched.h"
 #include "dsq.h"
 #include "findings.h"
 
@@ -153,7 +154,7 @@ struct dev_sum {
 
 /* The whole host over the interval */
 struct host_sum {
-	uint64_t	bursts, held, ce_mark;
+	uint64_t	bursts, held, hold_time, ce_mark;
 	bool		always;		/* as struct dev_sum's, of any device */
 	uint32_t	arm;		/* the first device's */
 };
@@ -252,6 +253,23 @@ static const char *arm_word(uint32_t arm, char *buf, size_t len)
 	return desync_opt_format(desync_opt_by_attr(TCA_DESYNC_ARM), arm, buf, len);
 }
 
+/* What a group's bursts must carry before it holds, with @arm */
+static const char *arm_sign(uint32_t arm)
+{
+	return arm == TC_DESYNC_ARM_TIMEOUT ?
+	       "took a retransmit timeout after another sign of loss" :
+	       "carried a loss";
+}
+
+/*
+ * Whether desync held or marked anything in the interval: with arm loss
+ * or timeout a group no loss armed does neither (dsched_host_marks()).
+ */
+static bool host_acted(const struct host_sum *h)
+{
+	return h->always || h->held || h->hold_time || h->ce_mark;
+}
+
 /* "1.50 ms" */
 static double ms(uint64_t ns)
 {
@@ -328,6 +346,19 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 			     ", or packets are lost elsewhere: no CE echo beyond desync's own, check the switch ports' drops and the links' errors");
 		return;
 	}
+	/*
+	 * Nothing held and nothing marked: whatever the bursts met, desync
+	 * cost nothing, and there is nothing to turn off.  It needs no
+	 * number of bursts to say so.
+	 */
+	if (!host_acted(h)) {
+		findings_add(r, SEV_OK, "collide", NULL, NULL,
+			     "no burst start held in %gs (arm %s; %" PRIu64 " burst starts, %" PRIu64 " timeouts, %.2f CE echoes a burst): desync cost nothing here, no hold and no CE mark of its own; a group holds from the burst after one of its bursts %s",
+			     in->interval, arm_word(h->arm, arm, sizeof(arm)),
+			     bursts, d[DSQ_TCP_TIMEOUTS], (double)ce_net / bursts,
+			     arm_sign(h->arm));
+		return;
+	}
 	if (bursts < ADVISE_MIN_BURSTS) {
 		findings_add(r, SEV_OK, "collide", NULL, NULL,
 			     "%" PRIu64 " TCP retransmit timeouts in %" PRIu64 " burst starts: too few bursts to rule collisions out (%" PRIu64 " needed); run it longer (--interval)",
@@ -341,6 +372,19 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 			     "%" PRIu64 " burst starts met congestion (%.2f CE echoes a burst beyond desync's own, %" PRIu64 " tail losses a probe repaired) and %" PRIu64 " timed out: desync may be what keeps them short; a host at offset_max 0 beside it would tell",
 			     bursts, (double)ce_net / bursts,
 			     d[DSQ_TCP_LOSS_PROBE_RECOVERY], d[DSQ_TCP_TIMEOUTS]);
+		return;
+	}
+	/*
+	 * With arm loss or timeout the experiment of offset_max 0 runs by
+	 * itself: a group that holds narrows back to no hold by chance, a
+	 * step in DESYNC_NARROW_ODDS of its burst starts, unless it loses
+	 * again.
+	 */
+	if (!h->always) {
+		findings_add(r, SEV_OK, "collide", NULL, NULL,
+			     "no collision seen in %" PRIu64 " burst starts (%" PRIu64 " timeouts, %.2f CE echoes a burst beyond desync's own): nothing collides here, or the holds prevent it; with arm %s the groups that hold narrow back to no hold on their own, a step in about %u of their burst starts, unless they lose again",
+			     bursts, d[DSQ_TCP_TIMEOUTS], (double)ce_net / bursts,
+			     arm_word(h->arm, arm, sizeof(arm)), DESYNC_NARROW_ODDS);
 		return;
 	}
 	fix_change(fix, sizeof(fix), top, "offset_max 0",
@@ -432,6 +476,7 @@ int dsq_advise(const struct dsq_advise_in *in, FILE *f, bool json)
 	for (i = 0; i < n; i++) {
 		h.bursts += s[i].bursts;
 		h.held += s[i].held;
+		h.hold_time += s[i].hold_time;
 		h.ce_mark += s[i].ce_mark;
 		if (!i)
 			h.arm = s[i].arm;

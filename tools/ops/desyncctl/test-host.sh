@@ -762,6 +762,35 @@ advise_arm_sample()
 		'ok   sample: in 10s: 600 burst starts seen by desync with arm loss, 80 packets enqueued while their group was held, 0 TCP retransmit timeouts, 0 segments retransmitted, 0 of 0 loss probes repaired a loss, 0 CE echoes (0 marked by desync), 0 CE received'
 }
 
+# arm loss or timeout, and no group armed: nothing held, nothing marked,
+# whatever the bursts met; desync cost nothing, there is nothing to fix,
+# and no number of bursts is needed to say so.
+advise_disarmed()
+{
+	advise_host_arm disarmed loss 600 held=0 hold_time=1500000000
+	net_sample "$H" 1 TCPTimeouts=50 TCPDeliveredCE=70 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 0 \
+		"ok   collide: no burst start held in 10s (arm loss; 600 burst starts, 0 timeouts, 0.00 CE echoes a burst): desync cost nothing here, no hold and no CE mark of its own; a group holds from the burst after one of its bursts carried a loss" || return 1
+	advise_host_arm disarmed-few timeout 200 held=0 hold_time=1500000000
+	net_sample "$H" 1 TCPTimeouts=50 TCPDeliveredCE=270 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 0 \
+		"ok   collide: no burst start held in 10s (arm timeout; 200 burst starts, 0 timeouts, 1.00 CE echoes a burst): desync cost nothing here, no hold and no CE mark of its own; a group holds from the burst after one of its bursts took a retransmit timeout after another sign of loss"
+}
+
+# arm loss, groups that held, and no collision seen: nothing collides or
+# the holds prevent it, as with arm always, but the groups narrow back
+# to no hold by themselves: no offset_max 0 to try.
+advise_armed_quiet()
+{
+	advise_host_arm armed-quiet loss 600 held=40 hold_time=$((1500000000 + 20 * 1500000)) ce_mark=50
+	net_sample "$H" 1 TCPTimeouts=50 TCPDeliveredCE=$((70 + 100 + 30)) TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 0 \
+		"ok   collide: no collision seen in 600 burst starts (0 timeouts, 0.05 CE echoes a burst beyond desync's own): nothing collides here, or the holds prevent it; with arm loss the groups that hold narrow back to no hold on their own, a step in about 1024 of their burst starts, unless they lose again"
+}
+
 # A device named without desync fails; --json is doctor's array.
 advise_json()
 {
@@ -816,7 +845,7 @@ completion()
 }
 
 echo "TAP version 13"
-echo "1..37"
+echo "1..39"
 run prom_valid
 run prom_values
 run json_valid
@@ -851,6 +880,8 @@ run advise_congested
 run advise_few
 run advise_holds
 run advise_arm_sample
+run advise_disarmed
+run advise_armed_quiet
 run advise_json
 run advise_cli
 run completion
