@@ -262,12 +262,38 @@ static const char *arm_sign(uint32_t arm)
 }
 
 /*
+ * Whether a burst start was held in the interval: every one with arm
+ * always, with arm loss or timeout those of armed groups, each of which
+ * counts its first packet in held and its hold in hold_time.
+ */
+static bool host_held(const struct host_sum *h)
+{
+	return h->always || h->held || h->hold_time;
+}
+
+/*
  * Whether desync held or marked anything in the interval: with arm loss
  * or timeout a group no loss armed does neither (dsched_host_marks()).
  */
 static bool host_acted(const struct host_sum *h)
 {
-	return h->always || h->held || h->hold_time || h->ce_mark;
+	return host_held(h) || h->ce_mark;
+}
+
+/*
+ * Timeouts, and no burst start held: with arm loss or timeout these are
+ * the collisions that arm the groups, not holds that failed.  Whether
+ * the held bursts still collide shows in the next interval.
+ */
+static void judge_arming(struct findings *r, const struct host_sum *h,
+			 uint64_t timeouts)
+{
+	char arm[32];
+
+	findings_add(r, SEV_OK, "collide", NULL, NULL,
+		     "%" PRIu64 " TCP retransmit timeouts in %" PRIu64 " burst starts, none held (arm %s): the collisions that arm the groups, which hold from the burst after one that %s; run advise again to see whether the held bursts still collide",
+		     timeouts, h->bursts, arm_word(h->arm, arm, sizeof(arm)),
+		     arm_sign(h->arm));
 }
 
 /* "1.50 ms" */
@@ -324,6 +350,12 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 		findings_add(r, SEV_OK, "collide", NULL, NULL,
 			     "no burst started in %gs: nothing to judge; run it while the job runs its steps",
 			     in->interval);
+		return;
+	}
+	if (d[DSQ_TCP_TIMEOUTS] &&
+	    d[DSQ_TCP_TIMEOUTS] >= bursts * ADVISE_TIMEOUTS_PER_BURST &&
+	    !host_held(h)) {
+		judge_arming(r, h, d[DSQ_TCP_TIMEOUTS]);
 		return;
 	}
 	if (d[DSQ_TCP_TIMEOUTS] &&

@@ -791,6 +791,28 @@ advise_armed_quiet()
 		"ok   collide: no collision seen in 600 burst starts (0 timeouts, 0.05 CE echoes a burst beyond desync's own): nothing collides here, or the holds prevent it; with arm loss the groups that hold narrow back to no hold on their own, a step in about 1024 of their burst starts, unless they lose again"
 }
 
+# arm loss or timeout, timeouts and no burst start held: the collisions
+# that arm the groups, not held bursts that still collide; once groups
+# hold, timeouts are a warning again, as with arm always.
+advise_arming()
+{
+	advise_host_arm arming loss 600 held=0 hold_time=1500000000
+	net_sample "$H" 1 TCPTimeouts=62 TCPDeliveredCE=900 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 0 \
+		"ok   collide: 12 TCP retransmit timeouts in 600 burst starts, none held (arm loss): the collisions that arm the groups, which hold from the burst after one that carried a loss; run advise again to see whether the held bursts still collide" || return 1
+	advise_host_arm arming-timeout timeout 600 held=0 hold_time=1500000000
+	net_sample "$H" 1 TCPTimeouts=62 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 0 \
+		"ok   collide: 12 TCP retransmit timeouts in 600 burst starts, none held (arm timeout): the collisions that arm the groups, which hold from the burst after one that took a retransmit timeout after another sign of loss; run advise again to see whether the held bursts still collide" || return 1
+	advise_host_arm armed loss 600 held=40 hold_time=$((1500000000 + 20 * 1500000)) widen=7
+	net_sample "$H" 1 TCPTimeouts=62 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 1 \
+		"warn collide: 12 TCP retransmit timeouts in 600 burst starts (0.020 a burst, from 0.01): the held bursts still collide, or packets are lost elsewhere: no CE echo beyond desync's own, check the switch ports' drops and the links' errors"
+}
+
 # A device named without desync fails; --json is doctor's array.
 advise_json()
 {
@@ -845,7 +867,7 @@ completion()
 }
 
 echo "TAP version 13"
-echo "1..39"
+echo "1..40"
 run prom_valid
 run prom_values
 run json_valid
@@ -882,6 +904,7 @@ run advise_holds
 run advise_arm_sample
 run advise_disarmed
 run advise_armed_quiet
+run advise_arming
 run advise_json
 run advise_cli
 run completion
