@@ -247,6 +247,16 @@ static void fix_change(char *buf, size_t len, const struct dev_sum *s,
 		 why ? why : "");
 }
 
+/*
+ * Whether timeouts widen the windows of @s past offset_max.  With arm
+ * loss or timeout widen counts the armed window itself as its first step
+ * (dsched_steps_max()), so widen 1 widens nothing there.
+ */
+static bool dev_widens(const struct dev_sum *s)
+{
+	return s->widen > (s->always ? 0 : 1);
+}
+
 /* "loss", as tc prints it */
 static const char *arm_word(uint32_t arm, char *buf, size_t len)
 {
@@ -360,7 +370,7 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 	}
 	if (d[DSQ_TCP_TIMEOUTS] &&
 	    d[DSQ_TCP_TIMEOUTS] >= bursts * ADVISE_TIMEOUTS_PER_BURST) {
-		if (!top->widen) {
+		if (!dev_widens(top)) {
 			fix_change(fix, sizeof(fix), top, "widen 7",
 				   " a group that times out widens its window");
 		} else {

@@ -810,7 +810,25 @@ advise_arming()
 	net_sample "$H" 1 TCPTimeouts=62 TCPDelivered=200000
 	advise_on "$H"
 	doctor_says 1 \
-		"warn collide: 12 TCP retransmit timeouts in 600 burst starts (0.020 a burst, from 0.01): the held bursts still collide, or packets are lost elsewhere: no CE echo beyond desync's own, check the switch ports' drops and the links' errors"
+		"warn collide: 12 TCP retransmit timeouts in 600 burst starts (0.020 a burst, from 0.01): the held bursts still collide, or packets are lost elsewhere: no CE echo beyond desync's own, check the switch ports' drops and the links' errors" \
+		'     fix: tc qdisc change dev eth0 parent :N desync offset_max 8000us  # for each TX queue N or slots by rank (tc-desync(8))'
+}
+
+# With arm loss or timeout widen counts the armed window as its first
+# step: widen 1 widens nothing, and the fix is widen 7 as for widen 0.
+advise_arm_widen()
+{
+	advise_host_arm arm-widen loss 600 held=40 hold_time=$((1500000000 + 20 * 1500000)) widen=1
+	net_sample "$H" 1 TCPTimeouts=62 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 1 \
+		'     fix: tc qdisc change dev eth0 parent :N desync widen 7  # for each TX queue N a group that times out widens its window' || return 1
+	# arm always: widen 1 widens the window to two offset_max already.
+	advise_host_arm always-widen always 600 widen=1
+	net_sample "$H" 1 TCPTimeouts=62 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 1 \
+		'     fix: tc qdisc change dev eth0 parent :N desync offset_max 8000us  # for each TX queue N or slots by rank (tc-desync(8))'
 }
 
 # A device named without desync fails; --json is doctor's array.
@@ -867,7 +885,7 @@ completion()
 }
 
 echo "TAP version 13"
-echo "1..40"
+echo "1..41"
 run prom_valid
 run prom_values
 run json_valid
@@ -905,6 +923,7 @@ run advise_arm_sample
 run advise_disarmed
 run advise_armed_quiet
 run advise_arming
+run advise_arm_widen
 run advise_json
 run advise_cli
 run completion
