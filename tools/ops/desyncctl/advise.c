@@ -437,18 +437,50 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 }
 
 /*
+ * What the holds cost with arm loss or timeout, where only armed groups
+ * hold: hold_time over all burst starts would dilute a hold by the many
+ * that are not held.  No counter counts held bursts, so the share held
+ * is bounded by the packets enqueued held (dsq_held_bursts_max()), and
+ * the mean hold of a held burst from below.
+ */
+static void judge_armed_cost(struct findings *r, const struct dev_sum *s,
+			     bool life)
+{
+	uint64_t b = life ? s->life_bursts : s->bursts;
+	uint64_t held = life ? s->life_held : s->held;
+	uint64_t hold = life ? s->life_hold_time : s->hold_time;
+	uint64_t most = dsq_held_bursts_max(b, held), least;
+	char arm[32];
+
+	if (!held && !hold) {
+		findings_add(r, SEV_OK, "cost", s->dev, NULL,
+			     "%s: arm %s: none of %" PRIu64 " burst starts held %s: no hold to pay, a step waits for no hold of this host's",
+			     s->dev, arm_word(s->arm, arm, sizeof(arm)), b,
+			     life ? "since the qdisc was made" : "in the interval");
+		return;
+	}
+	/* A hold that ended in the interval may have begun before it. */
+	least = hold / (most ? most : 1);
+	findings_add(r, SEV_OK, "cost", s->dev, NULL,
+		     "%s: arm %s: %.2f ms of holds %s, at most %" PRIu64 " of %" PRIu64 " burst starts held (%" PRIu64 " packets held), at least %.2f ms each; a step that waits for every host pays the latest host's hold: up to offset_max %.2f ms in an armed group, more if widened, none in others%s",
+		     s->dev, arm_word(s->arm, arm, sizeof(arm)), ms(hold),
+		     life ? "since the qdisc was made" : "in the interval",
+		     most, b, held, ms(least), s->offset_max / 1e3,
+		     s->random && least > s->offset_max * 1000 / 2 ?
+		     "; above half of it: groups widened after timeouts (widen)" : "");
+}
+
+/*
  * What the holds cost: the mean hold, hold_time / bursts, over the
  * interval (or since the qdisc was made, when no burst started in it).
  * hold_time grows when a burst ends and bursts when one starts, so over
  * a short interval the two may be a burst apart.
  */
-static void judge_cost(const struct dsq_advise_in *in, struct findings *r,
-		       const struct dev_sum *s)
+static void judge_hold_cost(struct findings *r, const struct dev_sum *s)
 {
 	bool life = !s->bursts;
 	uint64_t b = life ? s->life_bursts : s->bursts;
 	uint64_t mean = b ? (life ? s->life_hold_time : s->hold_time) / b : 0;
-	char fix[256], what[64];
 
 	if (!s->offset_max) {
 		findings_add(r, SEV_OK, "cost", s->dev, NULL,
@@ -458,6 +490,8 @@ static void judge_cost(const struct dsq_advise_in *in, struct findings *r,
 		findings_add(r, SEV_OK, "cost", s->dev, NULL,
 			     "%s: no burst yet, no hold to cost (offset_max %.2f ms)",
 			     s->dev, s->offset_max / 1e3);
+	} else if (!s->always) {
+		judge_armed_cost(r, s, life);
 	} else {
 		findings_add(r, SEV_OK, "cost", s->dev, NULL,
 			     "%s: a hold costs %.2f ms a burst on average %s, offset_max %.2f ms; a step that waits for every host pays the latest host's hold, up to offset_max%s",
@@ -467,7 +501,15 @@ static void judge_cost(const struct dsq_advise_in *in, struct findings *r,
 			     s->random && mean > s->offset_max * 1000 / 2 ?
 			     "; above half of it: groups widened after timeouts (widen)" : "");
 	}
+}
 
+/* What the holds cost, and whether hold_limit or limit cut them short */
+static void judge_cost(const struct dsq_advise_in *in, struct findings *r,
+		       const struct dev_sum *s)
+{
+	char fix[256], what[64];
+
+	judge_hold_cost(r, s);
 	if (s->early && s->early >= s->bursts * ADVISE_EARLY_RELEASES_PER_BURST) {
 		snprintf(what, sizeof(what), "hold_limit %" PRIu64, 2 * s->hold_limit);
 		fix_change(fix, sizeof(fix), s, what, NULL);

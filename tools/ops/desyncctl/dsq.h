@@ -124,6 +124,14 @@ bool dsq_random_offsets(const struct dsq *d);
  * With arm loss or timeout only the groups a loss armed hold.
  */
 bool dsq_holds_every_burst(const struct dsq *d);
+/*
+ * The most burst starts among @bursts that can have been held, with
+ * @held packets enqueued while their group was held: the module counts
+ * held packets, not held bursts, and each held burst's first packet is
+ * one of them.  hold_time over it is at most the mean hold of a held
+ * burst.
+ */
+uint64_t dsq_held_bursts_max(uint64_t bursts, uint64_t held);
 /* The qdisc of @l that is @d (device, handle, parent), NULL if none */
 const struct dsq *dsq_list_find(const struct dsq_list *l, const struct dsq *d);
 

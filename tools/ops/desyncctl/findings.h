@@ -23,7 +23,7 @@ struct finding {
 	enum sev	sev;
 	const char	*check;
 	char		dev[IF_NAMESIZE];
-	char		msg[384];
+	char		msg[512];	/* advise's cost line nears 400 */
 	char		fix[256];
 };
 

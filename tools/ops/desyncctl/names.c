@@ -57,6 +57,11 @@ bool dsq_holds_every_burst(const struct dsq *d)
 	return d->opt[TCA_DESYNC_ARM] == TC_DESYNC_ARM_ALWAYS;
 }
 
+uint64_t dsq_held_bursts_max(uint64_t bursts, uint64_t held)
+{
+	return held < bursts ? held : bursts;
+}
+
 const struct dsq *dsq_list_find(const struct dsq_list *l, const struct dsq *d)
 {
 	size_t i;

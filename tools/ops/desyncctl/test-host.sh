@@ -831,6 +831,30 @@ advise_arm_widen()
 		'     fix: tc qdisc change dev eth0 parent :N desync offset_max 8000us  # for each TX queue N or slots by rank (tc-desync(8))'
 }
 
+# arm loss: the cost of the held bursts, not diluted by the burst starts
+# no group held.  The module counts held packets, not held bursts, so
+# those bound the held bursts from above, their mean hold from below.
+advise_armed_cost()
+{
+	advise_host_arm armed-cost loss 600 held=40 hold_time=$((1500000000 + 20 * 1500000))
+	net_sample "$H" 1 TCPTimeouts=50 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 0 \
+		'ok   cost: eth0: arm loss: 60.00 ms of holds in the interval, at most 80 of 600 burst starts held (80 packets held), at least 0.75 ms each; a step that waits for every host pays the latest host'"'"'s hold: up to offset_max 4.00 ms in an armed group, more if widened, none in others' || return 1
+	# A few held bursts whose holds average above half of offset_max:
+	# windows timeouts widened, which 60 ms over 600 bursts would hide.
+	advise_host_arm armed-wide loss 600 held=5 hold_time=$((1500000000 + 5 * 6000000))
+	net_sample "$H" 1 TCPTimeouts=50 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 0 \
+		'ok   cost: eth0: arm loss: 60.00 ms of holds in the interval, at most 10 of 600 burst starts held (10 packets held), at least 6.00 ms each; a step that waits for every host pays the latest host'"'"'s hold: up to offset_max 4.00 ms in an armed group, more if widened, none in others; above half of it: groups widened after timeouts (widen)' || return 1
+	advise_host_arm armed-none timeout 600 held=0 hold_time=1500000000
+	net_sample "$H" 1 TCPTimeouts=50 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 0 \
+		'ok   cost: eth0: arm timeout: none of 600 burst starts held in the interval: no hold to pay, a step waits for no hold of this host'"'"'s'
+}
+
 # A device named without desync fails; --json is doctor's array.
 advise_json()
 {
@@ -885,7 +909,7 @@ completion()
 }
 
 echo "TAP version 13"
-echo "1..41"
+echo "1..42"
 run prom_valid
 run prom_values
 run json_valid
@@ -924,6 +948,7 @@ run advise_disarmed
 run advise_armed_quiet
 run advise_arming
 run advise_arm_widen
+run advise_armed_cost
 run advise_json
 run advise_cli
 run completion
