@@ -646,7 +646,26 @@ static void check_ecn(const struct dsq_doctor_in *in, struct report *r)
 /* ------------------------------------------------------------------ stats */
 
 /*
- * On each desync qdisc: a mean hold (hold_time / bursts) above half of
+ * The mean hold of a held burst of @d, in ns, 0 without a hold.  With
+ * arm always every burst start is held: hold_time / bursts.  With arm
+ * loss or timeout only armed groups hold, and dividing by every burst
+ * start would hide their holds; the module counts held packets, not
+ * held bursts, so this is the least the mean can be
+ * (dsq_held_bursts_max()), which is enough to tell a widened window.
+ */
+static uint64_t mean_hold(const struct dsq *d)
+{
+	uint64_t n;
+
+	if (!d->has_xs)
+		return 0;
+	n = dsq_holds_every_burst(d) ? d->xs.bursts :
+	    dsq_held_bursts_max(d->xs.bursts, d->xs.held);
+	return n ? d->xs.hold_time / n : 0;
+}
+
+/*
+ * On each desync qdisc: a mean hold (mean_hold()) above half of
  * offset_max says that groups widened their window after timeouts
  * (Documentation/tuning.md, widen); early_release growing between the two
  * samples says hold_limit ends holds before their time; drops growing
@@ -660,6 +679,8 @@ static void check_stats(const struct dsq_doctor_in *in, struct report *r)
 	for (i = 0; i < l->n; i++) {
 		const char *dev = l->v[i].dev;
 		int nq = 0, hold = 0, er = 0, drops = 0;
+		const struct dsq *armed = NULL;
+		char arm[32];
 
 		for (j = 0; j < i; j++)
 			if (!strcmp(l->v[j].dev, dev))
@@ -672,20 +693,24 @@ static void check_stats(const struct dsq_doctor_in *in, struct report *r)
 		for (j = i; j < l->n; j++) {
 			const struct dsq *d = &l->v[j], *b = dsq_list_find(in->before, d);
 			uint64_t om = d->opt[TCA_DESYNC_OFFSET_MAX];
+			uint64_t mean = mean_hold(d);
 			char p[16], fix[256];
 
 			if (strcmp(d->dev, dev))
 				continue;
 			nq++;
+			if (!armed && !dsq_holds_every_burst(d))
+				armed = d;
 			dsq_fmt_tc_parent(p, sizeof(p), d->parent);
-			if (d->has_xs && d->xs.bursts && om && dsq_random_offsets(d) &&
-			    d->xs.hold_time / d->xs.bursts > om * 1000 / 2) {
+			if (om && dsq_random_offsets(d) && mean > om * 1000 / 2) {
 				snprintf(fix, sizeof(fix),
 					 "tc qdisc change dev %s parent %s desync widen 0  # where the timeouts are not collisions (tracepoint desync:desync_burst)",
 					 dev, p);
 				add(r, SEV_WARN, "hold", dev, fix,
-				    "%s parent %s: mean hold %" PRIu64 "us above half of offset_max %" PRIu64 "us: groups widened after timeouts",
-				    dev, p, (uint64_t)(d->xs.hold_time / d->xs.bursts / 1000), om);
+				    "%s parent %s: mean hold %s%" PRIu64 "us above half of offset_max %" PRIu64 "us: groups widened after timeouts",
+				    dev, p,
+				    dsq_holds_every_burst(d) ? "" : "of a held burst at least ",
+				    mean / 1000, om);
 				hold++;
 			}
 			if (!b)
@@ -714,7 +739,13 @@ static void check_stats(const struct dsq_doctor_in *in, struct report *r)
 				drops++;
 			}
 		}
-		if (!hold)
+		if (!hold && armed)
+			add(r, SEV_OK, "hold", dev, NULL,
+			    "%s: no window seen widened on %d desync qdisc%s (arm %s: hold_time over min(held, bursts), the least mean hold of a held burst, within half of offset_max)",
+			    dev, nq, nq == 1 ? "" : "s",
+			    desync_opt_format(desync_opt_by_attr(TCA_DESYNC_ARM),
+					      armed->opt[TCA_DESYNC_ARM], arm, sizeof(arm)));
+		else if (!hold)
 			add(r, SEV_OK, "hold", dev, NULL,
 			    "%s: mean hold within half of offset_max on %d desync qdisc%s",
 			    dev, nq, nq == 1 ? "" : "s");

@@ -567,6 +567,29 @@ doctor_counters()
 	! grep -q '^warn hold' "$TMPD/doc.out" || { cat "$TMPD/doc.out"; return 1; }
 }
 
+# arm loss: only armed groups hold, so hold_time over every burst start
+# hides a widened window; over the held bursts, bounded by the packets
+# held, it shows.
+doctor_arm_hold()
+{
+	fresh_host arm-hold
+	cat > "$H/qdiscs" <<-'EOS'
+	eth0 mq 0: root
+	eth0 desync 8001: :1 arm=loss bursts=1000 held=10 hold_time=60000000
+	eth0 desync 8002: :2 arm=loss bursts=1000 held=0
+	eth0 desync 8003: :3 arm=loss
+	eth0 desync 8004: :4 arm=loss
+	EOS
+	doctor_on "$H"
+	doctor_says 1 \
+		'warn hold: eth0 parent :1: mean hold of a held burst at least 6000us above half of offset_max 4000us: groups widened after timeouts' \
+		'     fix: tc qdisc change dev eth0 parent :1 desync widen 0  # where the timeouts are not collisions (tracepoint desync:desync_burst)' || return 1
+	sed -i 's/held=10 /held=400 /' "$H/qdiscs"
+	doctor_on "$H"
+	doctor_says 0 \
+		'ok   hold: eth0: no window seen widened on 4 desync qdiscs (arm loss: hold_time over min(held, bursts), the least mean hold of a held burst, within half of offset_max)'
+}
+
 # --json: an array of findings with the fields the text has.
 doctor_json()
 {
@@ -909,7 +932,7 @@ completion()
 }
 
 echo "TAP version 13"
-echo "1..42"
+echo "1..43"
 run prom_valid
 run prom_values
 run json_valid
@@ -936,6 +959,7 @@ run doctor_dkms
 run doctor_txq
 run doctor_ecn
 run doctor_counters
+run doctor_arm_hold
 run doctor_json
 run doctor_cli
 run advise_collide
