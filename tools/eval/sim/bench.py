@@ -14,7 +14,9 @@ of them that need a window wider than the default over more iterations,
 "B" the rings where the application's sleep (jitter) loses, "P" the
 shipped job profiles, scaled, "M" what opens the window (arm) on rows
 without congestion and on incasts that collapse, "ML" those incasts
-over 20 iterations, "MP" the job profiles under arm.
+over 20 iterations, "MP" the job profiles under arm, "D" the rows where
+fq_codel collapses over 20 iterations under the defaults and the
+operator's cheaper fixes.
 
 Rows are scaled to fit about half an hour on two cores (see ROWS); the
 environment variable BENCH_SEEDS sets the number of seeds (default 5;
@@ -37,9 +39,10 @@ PROFILE_DIR = os.path.join(os.path.dirname(SIM), "profiles")
 # qdiscs, what an operator would try first: the route's rto_min lowered
 # to 5 ms, fq marking at the same 1 ms of host queueing as desync's
 # ce_threshold, workers started at their rank's slot, and desync itself
-# with the lowered rto_min.
+# with the lowered rto_min; and desync holding every burst start (arm
+# always), its default until holds waited for a loss.
 QDISCS = ["pfifo", "fq_codel", "fq_codel:rto_min 5ms", "fq:ce_threshold 1ms", "jitter",
-          "ranks", "desync", "desync:rto_min 5ms"]
+          "ranks", "desync", "desync:rto_min 5ms", "desync:arm always"]
 
 # Datacenter defaults shared by rows 1, 3, 4 and 5: 100 Gbit/s hosts,
 # a shallow 256 kB per-port buffer, DCTCP with K = 65 packets.
@@ -238,7 +241,7 @@ WIDEN_LONG = (over_20_iterations("WL", ("F-incast-200x128k-25g",), ["fq_codel", 
 # timeouts come from random loss, not from collisions, so a window that
 # widens on them only adds holds, and host marking (ce_backlog) turns
 # more of the losses into timeouts ("L", not part of "make bench-sim").
-LOSSY_QDISCS = ["fq_codel", "desync", "desync:widen 0", "desync:ce_backlog 0"]
+LOSSY_QDISCS = ["fq_codel", "desync", "desync:arm always"]
 LOSSY = [(f"{n}-loss{rate}", *rest)
          for rate in ("1e-4", "1e-3")
          for n, *rest in over_20_iterations("L", ("nocong-ring-8",), LOSSY_QDISCS,
@@ -283,7 +286,8 @@ BASELINE = [(f"B-ring-{n}x4m-2to1{tag}", "B",
 # or four under two) and every ring crosses it.  No "ranks" column: the
 # model staggers by rank the messages of --scenario only, so under a
 # profile it runs as fq_codel.
-PROFILE_QDISCS = ["fq_codel", "fq_codel:rto_min 5ms", "jitter", "desync", "desync:rto_min 5ms"]
+PROFILE_QDISCS = ["fq_codel", "fq_codel:rto_min 5ms", "jitter", "desync", "desync:rto_min 5ms",
+                  "desync:arm always"]
 PROFILES = [
     # name, K, workers a job, workers a ToR, spines, steps
     ("resnet50", 16, 8, 4, 2, 3),       # 6.25 Gbit/s, 6.4 MB of gradients, 200 kB chunks
@@ -320,9 +324,18 @@ ARM_PROFILE = [("MP-" + n[len("P-"):], "MP", a,
                               "desync:arm loss ce_backlog 0 ce_threshold 0"])
                for n, _, a, _ in PROFILE]
 
+# Where fq_codel times out, a group under arm loss holds only after its
+# own bursts collided: the collapsing rows over 20 iterations, the
+# learning paid once and the steps after it, under the operator's
+# cheaper fixes and both arms ("D", not part of "make bench-sim").
+DEFAULTS_QDISCS = ["fq_codel", "fq_codel:rto_min 5ms", "jitter", "ranks", "desync",
+                   "desync:arm always"]
+DEFAULTS_LONG = over_20_iterations("D", ("incast-256x64k", "incast-256x64k-permsg"),
+                                   DEFAULTS_QDISCS)
+
 # Every row outside the matrix: "make bench-sim" runs none of them.
 EXTRA_ROWS = (ABLATIONS + STICKY + RTO + FIELD + FIELD_STICKY + WIDEN + WIDEN_LONG + LOSSY +
-              BASELINE + PROFILE + ARM + ARM_LONG + ARM_PROFILE)
+              BASELINE + PROFILE + ARM + ARM_LONG + ARM_PROFILE + DEFAULTS_LONG)
 
 # Rows that one retransmit timeout more or less decides run this many
 # times BENCH_SEEDS seeds.  Four jobs of 165 ms, each moved 200 ms by a
