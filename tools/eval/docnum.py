@@ -56,6 +56,7 @@ STUDIES = {
     "simmq": ("tools/eval/sim/mq_numbers.py", "results/sim-mq"),
     "simarm": ("tools/eval/sim/doc_numbers.py", "results/sim-arm"),
     "simarmmark": ("tools/eval/sim/doc_numbers.py", "results/sim-arm-marks"),
+    "simdef": ("tools/eval/sim/defaults_numbers.py", "results/sim-defaults"),
     "cluster": ("tools/eval/cluster/doc_numbers.py", "results/cluster"),
     "cost": ("tools/eval/bench-cost/doc_numbers.py", "results/bench-cost"),
     "debug": ("tools/testing/vm/doc_numbers.py", "results/debug-kernel"),

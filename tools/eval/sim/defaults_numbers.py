@@ -1,0 +1,306 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The numbers the prose quotes from the runs of desync's defaults
+(results/sim-defaults): the matrix's rows 1-7, the scaled job profiles
+(rows P-) and the lossy rings (rows L-), each under the operator's
+baselines, desync's defaults and desync holding every burst start (`arm
+always`, the defaults before).
+
+Read by tools/eval/docnum.py.  The runs are read and paired by seed as
+doc_numbers.py reads them (its val(), ratio() and the rest are this
+study's numbers too); this module adds the tables and the targets of the
+defaults: which rows count as quiet (fq_codel neither drops nor times
+out in any seed) and which as collapsing (fq_codel times out in every
+seed) is read off fq_codel's own runs, never named by hand.
+"""
+import statistics
+
+import doc_numbers as dn
+from doc_numbers import Range, Spread, format, stat, table  # noqa: F401 (format: docnum's)
+
+DEFAULTS = "desync"
+BEFORE = "desync:arm always"
+RTO5 = "fq_codel:rto_min 5ms"
+BOTH5 = "desync:rto_min 5ms"
+
+# The matrix's columns as the table shows them, after fq_codel.
+MATRIX_COLUMNS = [DEFAULTS, BEFORE, RTO5, BOTH5, "jitter", "ranks"]
+PROFILE_COLUMNS = [DEFAULTS, BEFORE, RTO5, BOTH5, "jitter"]
+
+
+def load(results):
+    dn.load(results)
+
+
+def rows_of(kind):
+    """The rows of KIND: "matrix" (rows 1-7), "P" or "L", in run order."""
+    if kind == "matrix":
+        names = [r["name"] for r in dn.recs if isinstance(r["row"], int)]
+    else:
+        names = [r["name"] for r in dn.recs if r["row"] == kind]
+    return list(dict.fromkeys(names))
+
+
+def quiet(row):
+    """fq_codel neither dropped nor timed out in any seed of ROW."""
+    return all(r["drops"] == 0 and r["rtos"] == 0 for r in dn.runs(row, "fq_codel"))
+
+
+def collapsing(row):
+    """fq_codel timed out in every seed of ROW."""
+    return all(r["rtos"] > 0 for r in dn.runs(row, "fq_codel"))
+
+
+def has(row, *qdiscs):
+    """Whether ROW has valid runs of every one of QDISCS."""
+    try:
+        return all(any(r["valid"] for r in dn.runs(row, q)) for q in qdiscs)
+    except LookupError:
+        return False
+
+
+def counts(row, q):
+    return (f"({format(dn.val(row, q, 'rtos', 'range'))}; "
+            f"{format(dn.val(row, q, 'drops', 'range'))})")
+
+
+def matrix():
+    """Rows 1-7: fq_codel's mean iteration, every column over it."""
+    out = []
+    for n in rows_of("matrix"):
+        cells = [f"{format(dn.val(n, 'fq_codel', 'iter_mean_ms', 'spread'))} ms "
+                 + counts(n, "fq_codel")]
+        for q in MATRIX_COLUMNS:
+            if not has(n, q):
+                cells.append("no run")
+                continue
+            cells.append(f"{format(dn.ratio(n, q, 'iter_mean_us', 'spread'))}x "
+                         + counts(n, q))
+        out.append([f"`{n}`"] + cells)
+    return table(["row", "fq_codel: mean iteration (RTOs; drops per run)"] +
+                 [f"`{q}` / fq_codel" for q in MATRIX_COLUMNS], out)
+
+
+def profiles():
+    """Rows P-: each job's mean step under fq_codel, every column over it."""
+    out = []
+    for label, n, i in dn.profile_rows():
+        cells = [f"{format(dn.val(n, 'fq_codel', f'job_iter_mean_ms.{i}', 'spread'))} ms "
+                 + counts(n, "fq_codel")]
+        for q in PROFILE_COLUMNS:
+            k, m = dn.job_stalls(n, q, i), len(dn.runs(n, q))
+            if k == m:
+                cells.append(f"stalled in {k} of {m} runs {counts(n, q)}")
+                continue
+            c = f"{format(dn.job_ratio(n, q, i))}x {counts(n, q)}"
+            cells.append(c + (f", stalled in {k} of {m}" if k else ""))
+        out.append([label] + cells)
+    return table(["profile", "fq_codel: mean step (RTOs; drops per run)"] +
+                 [f"`{q}` / fq_codel" for q in PROFILE_COLUMNS], out)
+
+
+def lossy():
+    """Rows L-: the ring with a faulty uplink, every column over fq_codel."""
+    cols = [q for q in dict.fromkeys(r["host_qdisc"] for r in dn.recs if r["row"] == "L")
+            if q != "fq_codel"]
+    out = []
+    for n in rows_of("L"):
+        out.append([f"`{n}`",
+                    f"{format(dn.val(n, 'fq_codel', 'iter_mean_ms', 'spread'))} ms "
+                    + counts(n, "fq_codel")] +
+                   [f"{format(dn.ratio(n, q, 'iter_mean_us', 'spread'))}x {counts(n, q)}"
+                    for q in cols])
+    return table(["row", "fq_codel: mean iteration (RTOs; drops per run)"] +
+                 [f"`{q}` / fq_codel" for q in cols], out)
+
+
+# ---- targets ----
+
+def worst(pairs, higher_is_worse=True):
+    """(value, row) of the worst of PAIRS, or None when there is none."""
+    pairs = [p for p in pairs if p[0] is not None]
+    if not pairs:
+        return None
+    return max(pairs) if higher_is_worse else min(pairs)
+
+
+def med_ratio(row, q, key="iter_mean_us", base="fq_codel"):
+    if not has(row, q, base):
+        return None
+    try:
+        return dn.ratio(row, q, key, "med", base)
+    except ZeroDivisionError:
+        return None
+
+
+def job_worst(rows, q):
+    """The worst median step ratio of any job of the profile rows ROWS."""
+    return worst([(dn.job_ratio(n, q, i, "med"), f"{n}: job {i}")
+                  for _, n, i in dn.profile_rows() if n in rows])
+
+
+def has_drain(row):
+    """Whether ROW has one aggregator whose link's drain time bounds it."""
+    return dn.drain_us([r for r in dn.recs if r["name"] == row][0]) is not None
+
+
+def comm_drain(row, q, first=0):
+    """
+    Median over seeds of the communication of the mean iteration from
+    iteration FIRST (0-based) on, over the drain time.
+    """
+    if not has(row, q) or not has_drain(row):
+        return None
+    return stat([dn.comm(r, r["iter_us"][first:]) for r in dn.runs(row, q) if r["valid"]],
+                "med")
+
+
+def comm_drain_worst(row, q, first):
+    """Median over seeds of the slowest iteration's communication from FIRST on."""
+    if not has(row, q) or not has_drain(row) or dn.iters(row) <= first:
+        return None
+    return stat([max(dn.comm(r, [t]) for t in r["iter_us"][first:])
+                 for r in dn.runs(row, q) if r["valid"]], "med")
+
+
+def timeouts_after(row, q, first):
+    """Median over seeds of the iterations from FIRST on that waited for a timeout."""
+    if not has(row, q) or dn.iters(row) <= first:
+        return None
+    lim = lambda r: (dn.arg(r, "compute") or 0) * 1e6 + 200e3  # noqa: E731
+    return stat([sum(1 for t in r["iter_us"][first:] if t > lim(r))
+                 for r in dn.runs(row, q)], "med")
+
+
+# Learning steps a group may take before the targets after learning apply.
+LEARN = 3
+
+
+def target_rows():
+    """
+    (target, bound, how a value is read, function of a column giving
+    (value, row) or None) for every target this study can measure.
+    Where fq_codel collapses, the rows over 20 iterations (D-) when they
+    ran, else the matrix's.
+    """
+    m = rows_of("matrix")
+    calm = [n for n in m if quiet(n)]
+    bad_m = [n for n in m if collapsing(n)]
+    bad = [n for n in rows_of("D") if collapsing(n)] or bad_m
+    calm_p = [n for n in rows_of("P") if quiet(n)]
+    lossy = rows_of("L")
+    its = "/".join(sorted({str(dn.iters(n)) for n in bad}, key=int))
+    where = f"worst of {len(bad)} rows over {its} iterations"
+    return [
+        ("no harm, 5 ms compute: mean iteration where nothing collides", 1.05,
+         f"worst of {len(calm)} matrix rows, x fq_codel",
+         lambda q: worst([(med_ratio(n, q), n) for n in calm])),
+        ("no harm, 50 ms or more of compute: mean step where nothing collides", 1.01,
+         f"worst job of {len(calm_p)} profiles, x fq_codel",
+         lambda q: job_worst(calm_p, q)),
+        ("no harm, lossy uplink (1e-4, 1e-3)", 1.05,
+         f"worst of {len(lossy)} rows, x fq_codel",
+         lambda q: worst([(med_ratio(n, q), n) for n in lossy])),
+        (f"win: every step's communication after {LEARN} learning steps", 1.15,
+         where + ", x drain time",
+         lambda q: worst([(comm_drain_worst(n, q, LEARN), n) for n in bad])),
+        ("win: mean communication over every step", 1.2,
+         where + ", x drain time",
+         lambda q: worst([(comm_drain(n, q), n) for n in bad])),
+        (f"win: steps that waited for a timeout after {LEARN} learning steps", 0,
+         where + ", per run",
+         lambda q: worst([(timeouts_after(n, q, LEARN), n) for n in bad])),
+        ("beat `rto_min 5ms`: mean step", 0.8,
+         where + ", x fq_codel with rto_min 5ms",
+         lambda q: worst([(med_ratio(n, q, base=RTO5), n) for n in bad])),
+        ("beat `rto_min 5ms`: drops", 0.1,
+         where + ", x fq_codel with rto_min 5ms",
+         lambda q: worst([(med_ratio(n, q, "drops", RTO5), n) for n in bad])),
+        ("with `rto_min 5ms` too, no worse than fq_codel with it", 1.0,
+         f"worst of {len(bad_m)} matrix rows, x fq_codel with rto_min 5ms",
+         lambda q: (worst([(med_ratio(n, BOTH5, base=RTO5), n) for n in bad_m])
+                    if q == DEFAULTS else None)),
+        ("no worse than the application's sleep (jitter)", 1.03,
+         where + ", x jitter",
+         lambda q: worst([(med_ratio(n, q, base="jitter"), n) for n in bad])),
+        ("no worse than rank slots (ranks)", 1.03,
+         where + ", x ranks",
+         lambda q: worst([(med_ratio(n, q, base="ranks"), n) for n in bad])),
+        ("queue: bottleneck peak", 0.5,
+         where + ", x fq_codel",
+         lambda q: worst([(med_ratio(n, q, "queue_peak_bytes"), n) for n in bad])),
+    ]
+
+
+def targets():
+    """Every target this study measures: the old defaults, the new, met or not."""
+    out = []
+    for name, bound, how, f in target_rows():
+        cells = []
+        met = None
+        for q in (BEFORE, DEFAULTS):
+            v = f(q)
+            if v is None:
+                cells.append("not measured")
+                continue
+            cells.append(f"{format(v[0])} ({v[1]})")
+            if q == DEFAULTS:
+                met = v[0] <= bound
+        out.append([name, f"<= {format(bound)}", how] + cells +
+                   ["met" if met else ("missed" if met is False else "not measured")])
+    return table(["target", "bound", "read as", "`arm always` (before)",
+                  "`arm loss` (defaults)", "defaults"], out)
+
+
+def target(i, q=DEFAULTS):
+    """Target I's value under column Q (for the prose)."""
+    v = target_rows()[int(i)][3](q)
+    if v is None:
+        raise LookupError(f"target {i} not measured for {q!r}")
+    return v[0]
+
+
+def row_count(kind):
+    """How many rows are of KIND (kind_rows())."""
+    return len(kind_rows(kind))
+
+
+def kind_rows(kind):
+    """The matrix's rows of KIND ("quiet", "collapsing"), or the D- rows
+    that collapse ("collapsing-long")."""
+    if kind == "collapsing-long":
+        return [n for n in rows_of("D") if collapsing(n)]
+    f = {"quiet": quiet, "collapsing": collapsing}[kind]
+    return [n for n in rows_of("matrix") if f(n)]
+
+
+def kind_ratio(kind, q, key="iter_mean_us", base="fq_codel"):
+    """The range over the rows of KIND (kind_rows()) of Q's median ratio."""
+    v = [med_ratio(n, q, key, base) for n in kind_rows(kind)]
+    v = [x for x in v if x is not None]
+    if not v:
+        raise LookupError(f"no {kind} row with {q!r} and {base!r}")
+    return Range((min(v), max(v)))
+
+
+def iter_ms(row, q, i, how="med"):
+    """Iteration I (0-based) of ROW under Q, in ms, over seeds."""
+    return stat([r["iter_us"][int(i)] / 1000 for r in dn.runs(row, q)], how)
+
+
+def after_ms(row, q, first=LEARN, how="med"):
+    """The mean iteration from iteration FIRST (0-based) on, in ms, over seeds."""
+    first = int(first)
+    return stat([sum(r["iter_us"][first:]) / len(r["iter_us"][first:]) / 1000
+                 for r in dn.runs(row, q)], how)
+
+
+def median_iter_ms(row, q, how="med"):
+    """Each run's median iteration, in ms, over seeds."""
+    return stat([statistics.median(r["iter_us"]) / 1000 for r in dn.runs(row, q)], how)
+
+
+NUMBERS = dict(dn.NUMBERS)
+NUMBERS.update({"target": target, "row_count": row_count, "kind_ratio": kind_ratio,
+                "iter_ms": dn.over_rows(iter_ms), "after_ms": dn.over_rows(after_ms),
+                "median_iter_ms": dn.over_rows(median_iter_ms)})
+TABLES = {"matrix": matrix, "profiles": profiles, "lossy": lossy, "targets": targets}
