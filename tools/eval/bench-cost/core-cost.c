@@ -106,7 +106,7 @@ static inline __attribute__((always_inline)) struct pkt *drv_dequeue(u64 now)
 			continue;
 		}
 		ready = dsched_ready_time(g, p->enq_ns);
-		if (dsched_should_mark(&s, now, ready, p->marked))
+		if (dsched_should_mark(&s, g, now, ready, p->marked))
 			ce_marks++;
 		dsched_dequeue(&s, idx, p->len, 1, now);
 		break;
