@@ -122,7 +122,7 @@ udp_blast()	# N ROOT_KIND
 
 udp_accounting_root()
 {
-	tcok qdisc add dev "$DEV" root handle 1: desync || return
+	tcok qdisc add dev "$DEV" root handle 1: desync arm always || return
 	udp_blast 5000 desync
 }
 
@@ -132,7 +132,8 @@ udp_accounting_tbf()
 	# loaded emulated sender sends: a blast of 1000 overflows a limit of
 	# 200, and the rest drains in a few seconds.
 	tcok qdisc add dev "$DEV" root handle 1: tbf rate 1mbit burst 10kb latency 50ms &&
-		tcok qdisc add dev "$DEV" parent 1: handle 10: desync limit 200 hold_limit 200 ||
+		tcok qdisc add dev "$DEV" parent 1: handle 10: desync arm always limit 200 \
+			hold_limit 200 ||
 		return
 	udp_blast 1000 tbf
 	assert_cmp "desync drop_overlimit under the slow parent" \
@@ -168,14 +169,14 @@ tcp_bytes()	# BYTES
 
 tcp_bytes_root()
 {
-	tcok qdisc add dev "$DEV" root handle 1: desync || return
+	tcok qdisc add dev "$DEV" root handle 1: desync arm always || return
 	tcp_bytes 5000000
 }
 
 tcp_bytes_tbf()
 {
 	tcok qdisc add dev "$DEV" root handle 1: tbf rate 10mbit burst 10kb latency 50ms &&
-		tcok qdisc add dev "$DEV" parent 1: handle 10: desync || return
+		tcok qdisc add dev "$DEV" parent 1: handle 10: desync arm always || return
 	tcp_bytes 4000000
 }
 

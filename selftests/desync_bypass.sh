@@ -27,7 +27,7 @@ bypass_pure_ack()
 	local out=$TMPD/ack pid b
 
 	# NS_A only receives: all it transmits is SYN-ACK, ACKs and FIN.
-	tcok qdisc add dev "$DEV" root desync offset_max 100ms spread 0 || return
+	tcok qdisc add dev "$DEV" root desync arm always offset_max 100ms spread 0 || return
 	rm -f "$TMPD/ready"
 	timeout 60 ip netns exec "$NS_A" "$PROBE" tcp-sink -l 0.0.0.0 -p 9001 -t 40s \
 		-r "$TMPD/ready" > "$out" 2>&1 &
@@ -70,8 +70,10 @@ bypass_zero_len_udp()
 {
 	local out=$TMPD/zero n=10
 
-	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 300ms spread 0 slots 2 slot 1 || return
-	tcok qdisc add dev "$DEV6" root desync idle 10ms offset_max 300ms spread 0 slots 2 slot 1
+	tcok qdisc add dev "$DEV" root desync arm always idle 10ms offset_max 300ms spread 0 \
+		slots 2 slot 1 || return
+	tcok qdisc add dev "$DEV6" root desync arm always idle 10ms offset_max 300ms spread 0 \
+		slots 2 slot 1
 	recv_start "$out" -l 0.0.0.0 -v -c $n -q 2s -t 30s
 	psend -d "$B4" -n $n -k 1 -g 30ms -s 0 -v > "$out.tx"
 	recv_wait
@@ -97,8 +99,8 @@ bypass_prio()
 {
 	local out=$TMPD/prio p b d
 
-	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 300ms spread 0 slots 2 slot 1 \
-		bypass_prio 3,5 || return
+	tcok qdisc add dev "$DEV" root desync arm always idle 10ms offset_max 300ms spread 0 \
+		slots 2 slot 1 bypass_prio 3,5 || return
 	for p in 3 5 7; do
 		snap
 		b=${SNAP[desync:bursts]}
@@ -176,7 +178,8 @@ bypass_fin_in_order()
 {
 	local out=$TMPD/fin pid ofo0 ofo1 i
 
-	tcok qdisc add dev "$DEV" root desync idle 10ms offset_max 300ms spread 0 slots 2 slot 1 || return
+	tcok qdisc add dev "$DEV" root desync arm always idle 10ms offset_max 300ms spread 0 \
+		slots 2 slot 1 || return
 	ofo0=$(nstat_of "$NS_B" TcpExtTCPOFOQueue)
 	for i in 1 2 3; do
 		rm -f "$TMPD/ready"
@@ -205,7 +208,7 @@ bypass_fin_after_rehash()
 {
 	local out=$TMPD/finrehash ofo0 ofo1 rh0 rh1
 
-	tcok qdisc add dev "$DEV" root desync group_by flow idle 10ms \
+	tcok qdisc add dev "$DEV" root desync arm always group_by flow idle 10ms \
 		offset_max 1s slots 2 slot 1 || return
 	ofo0=$(nstat_of "$NS_B" TcpExtTCPOFOQueue)
 	rh0=$(nstat_of "$NS_A" TcpExtTcpTimeoutRehash)

@@ -66,8 +66,8 @@ compare()	# MODE DEV
 
 ctl_show_json()
 {
-	tcok qdisc add dev "$DEV" root handle 8: desync offset_max 5ms slots 4 \
-		slot 2 hold_limit 100 spread 25 bypass_prio 3,5 ce_threshold 700us \
+	tcok qdisc add dev "$DEV" root handle 8: desync arm always offset_max 5ms \
+		slots 4 slot 2 hold_limit 100 spread 25 bypass_prio 3,5 ce_threshold 700us \
 		group_by mark slot_map 1:2,3:0 || return
 	some_bursts
 	both_views "$DEV" show "$DEV" --json
@@ -140,7 +140,7 @@ ctl_export()
 {
 	local out
 
-	tcok qdisc add dev "$DEV" root handle a: desync offset_max 2ms || return
+	tcok qdisc add dev "$DEV" root handle a: desync arm always offset_max 2ms || return
 	some_bursts
 	both_views "$DEV" export "$DEV"
 	compare prom "$DEV"
@@ -164,7 +164,7 @@ ctl_top()
 {
 	local pid rates frames
 
-	tcok qdisc add dev "$DEV" root handle b: desync offset_max 4ms || return
+	tcok qdisc add dev "$DEV" root handle b: desync arm always offset_max 4ms || return
 	psend -d "$B4" -n 40 -k 3 -g 25ms -s 200 > /dev/null &
 	pid=$!
 	defer proc_stop "$pid"

@@ -20,11 +20,12 @@ RETRY_TESTS="ce_mark_threshold ce_hold_excluded ce_hold_slack"
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
-# desync under a 5mbit tbf: a back-to-back burst queues for ~100ms.
+# desync under a 5mbit tbf: a back-to-back burst queues for ~100ms.  arm
+# always: a group that holds marks from its first burst on.
 ce_setup()	# DESYNC ARGS...
 {
 	tcok qdisc add dev "$DEV" root handle 1: tbf rate 5mbit burst 5kb latency 400ms &&
-		tcok qdisc add dev "$DEV" parent 1: handle 10: desync "$@"
+		tcok qdisc add dev "$DEV" parent 1: handle 10: desync arm always "$@"
 }
 
 # 60 datagrams of SIZE bytes with TOS sent at once to a receiver (with -v,
@@ -97,8 +98,8 @@ ce_hold_excluded()
 	local out=$TMPD/cehold holds=()
 
 	# Held 100..200ms, far above a 20ms threshold: the hold is no queueing.
-	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 200ms spread 0 slots 2 slot 1 \
-		ce_threshold 20ms || return
+	tcok qdisc add dev "$DEV" root desync arm always idle 20ms offset_max 200ms spread 0 \
+		slots 2 slot 1 ce_threshold 20ms || return
 	recv_start "$out" -l 0.0.0.0 -c 15 -q 2s -t 30s
 	psend -d "$B4" -n 3 -k 5 -i 2ms -g 400ms -s 200 -T 2 > /dev/null
 	recv_wait
@@ -123,7 +124,8 @@ ce_hold_slack()
 	# over 5ms between two dequeues could mark one (seen: none of 33 in
 	# eight runs; with a 1ms threshold, 1-4 of 33): a timing window,
 	# retried once and reported.
-	tcok qdisc add dev "$DUMMY" root desync idle 50ms offset_max 200ms slots 1 spread 0 ce_threshold 5ms || return
+	tcok qdisc add dev "$DUMMY" root desync arm always idle 50ms offset_max 200ms slots 1 \
+		spread 0 ce_threshold 5ms || return
 	psend -d "$DUMMY_DST" -n 11 -k 3 -g 300ms -s 200 -T 2 > /dev/null
 	nap 0.5
 	snap "$DUMMY"
@@ -154,8 +156,8 @@ ce_backlog_mark()
 {
 	local out=$TMPD/cebl on_head missing
 
-	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 200ms spread 0 slots 2 slot 1 \
-		ce_threshold 0 ce_backlog 20 || return
+	tcok qdisc add dev "$DEV" root desync arm always idle 20ms offset_max 200ms spread 0 \
+		slots 2 slot 1 ce_threshold 0 ce_backlog 20 || return
 	send_60 "$out" 200 2 -v
 	read -r on_head missing <<< "$(ce_backlog_audit "$out" 20)"
 	assert_eq "received" "$(sfield "$out" pkts)" 60

@@ -50,7 +50,7 @@ edt_hold_slack()
 {
 	local out=$TMPD/edtslack late n
 
-	tcok qdisc add dev "$DEV" root desync idle 10s offset_max 1s spread 0 || return
+	tcok qdisc add dev "$DEV" root desync arm always idle 10s offset_max 1s spread 0 || return
 	# The EDT flow's group has sent recently: its packets are not held.
 	recv_start "$out" -l 0.0.0.0 -c 1 -q 2s -t 30s
 	psend -d "$B4" -n 1 -k 1 -s 200 -S 1 > /dev/null

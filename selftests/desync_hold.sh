@@ -33,7 +33,8 @@ hold_after_idle()
 	# split a burst; bursts longer than offset_max so the tail of each
 	# burst is sent after its release and must not be held again.
 	# nosticky: eight draws, not one kept offset.
-	tcok qdisc add dev "$DEV" root desync idle 50ms offset_max 100ms spread 0 nosticky || return
+	tcok qdisc add dev "$DEV" root desync arm always idle 50ms offset_max 100ms spread 0 \
+		nosticky || return
 	snap
 	b0=${SNAP[desync:bursts]}
 	recv_start "$out" -l 0.0.0.0 -c $((n * k)) -q 2s -t 30s
@@ -92,7 +93,8 @@ hold_ipv6()
 {
 	local out=$TMPD/hold6 b0 b1 n=4 holds=()
 
-	tcok qdisc add dev "$DEV6" root desync idle 50ms offset_max 100ms spread 0 slots 2 slot 1 || return
+	tcok qdisc add dev "$DEV6" root desync arm always idle 50ms offset_max 100ms spread 0 \
+		slots 2 slot 1 || return
 	snap "$DEV6"
 	b0=${SNAP[desync:bursts]}
 	recv_start "$out" -l :: -c $((n * 3)) -q 2s -t 30s
@@ -117,7 +119,8 @@ groups_independent()
 	# not wait for another group's hold.  idle is long and the senders sit
 	# on different CPUs: a sender descheduled for idle would rightly start
 	# a new, held burst of its own.
-	tcok qdisc add dev "$DEV" root desync idle 150ms offset_max 400ms spread 0 slots 2 slot 1 || return
+	tcok qdisc add dev "$DEV" root desync arm always idle 150ms offset_max 400ms spread 0 \
+		slots 2 slot 1 || return
 	recv_start "$out" -l 0.0.0.0 -v -c 265 -q 2s -t 30s
 	taskset -c 0 ip netns exec "$NS_A" "$PROBE" send -d 192.0.2.3 -S 0 -n 1 -k 260 -i 5ms \
 		-s 200 -v > "$out.tx0" &
@@ -213,8 +216,8 @@ for dport in (9, 10):
 seed_run()	# SEED OUT
 {
 	tca qdisc del dev "$DEV" root 2>/dev/null
-	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 300ms spread 0 nosticky \
-		seed "$1" || return 1
+	tcok qdisc add dev "$DEV" root desync arm always idle 20ms offset_max 300ms spread 0 \
+		nosticky seed "$1" || return 1
 	recv_start "$2" -l 0.0.0.0 -c 8 -q 2s -t 30s
 	# The silence between bursts exceeds offset_max, its slack and idle, so
 	# each burst finds its group empty and idle.
@@ -274,7 +277,8 @@ slot_holds_within()
 slot_bounds()
 {
 	# offset_max 200ms in 4 slots: slot 3 is [150, 200), slot 0 [0, 50).
-	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 200ms spread 0 slots 4 slot 3 || return
+	tcok qdisc add dev "$DEV" root desync arm always idle 20ms offset_max 200ms spread 0 \
+		slots 4 slot 3 || return
 	slot_holds_within 3 150000 200000
 
 	tcok qdisc change dev "$DEV" root desync slot 0
@@ -322,7 +326,8 @@ sender_idle_app_idle()
 {
 	local res rc
 
-	tcok qdisc add dev "$DEV" root desync idle 20ms offset_max 1s slots 2 slot 1 || return
+	tcok qdisc add dev "$DEV" root desync arm always idle 20ms offset_max 1s slots 2 slot 1 ||
+		return
 	tcp_sink_start 9005 "$TMPD/appidle" || return
 	res=$(pyrun "$PY_ACKED"'
 import socket, struct, sys, time
@@ -361,8 +366,8 @@ idle_from_emptying()
 	local i
 
 	tcok qdisc add dev "$DEV" root handle 1: tbf rate 4kbit burst 1600 latency 60s || return
-	tcok qdisc add dev "$DEV" parent 1: handle 10: desync idle 5s offset_max 200ms \
-		slots 2 slot 1 || return
+	tcok qdisc add dev "$DEV" parent 1: handle 10: desync arm always idle 5s \
+		offset_max 200ms slots 2 slot 1 || return
 	# 10 x 528 bytes at 4 kbit/s: three at once, then one a second, so
 	# the group empties about 7s after its last enqueue, > idle.  The
 	# next packet follows within the emulator's few hundred ms.

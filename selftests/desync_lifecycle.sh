@@ -83,7 +83,7 @@ change_under_traffic()
 	local iperf_out=$TMPD/iperf udp_out=$TMPD/udp_traffic cpid spid upid i cmd nfail=0 err
 
 	[ -x "$(command -v iperf3)" ] || { skip "iperf3 not installed"; return; }
-	tcok qdisc add dev "$DEV" root desync idle 1ms offset_max 5ms || return
+	tcok qdisc add dev "$DEV" root desync arm always idle 1ms offset_max 5ms || return
 	timeout 60 ip netns exec "$NS_B" iperf3 -s -1 -B "$B4" -p 5201 > "$iperf_out.srv" 2>&1 &
 	spid=$!
 	defer proc_stop "$spid"
@@ -109,9 +109,9 @@ change_under_traffic()
 			"change dev $DEV root desync limit 10000 hold_limit 256 seed $i" \
 			"replace dev $DEV root desync offset_max 300ms slots 2 slot 1" \
 			"del dev $DEV root" \
-			"add dev $DEV root desync offset_max 50ms bypass_prio 0" \
+			"add dev $DEV root desync arm always offset_max 50ms bypass_prio 0" \
 			"replace dev $DEV root pfifo limit 1000" \
-			"replace dev $DEV root desync idle 1ms offset_max 5ms"; do
+			"replace dev $DEV root desync arm always idle 1ms offset_max 5ms"; do
 			# shellcheck disable=SC2086
 			if ! err=$(tca qdisc $cmd 2>&1); then
 				nfail=$((nfail + 1))
@@ -127,7 +127,7 @@ change_under_traffic()
 	check_err $? "rmmod under traffic failed: $err"
 	err=$(module_load 2>&1)
 	check_err $? "reloading the module failed: $err"
-	tcok qdisc add dev "$DEV" root desync idle 1ms offset_max 5ms
+	tcok qdisc add dev "$DEV" root desync arm always idle 1ms offset_max 5ms
 
 	wait $cpid
 	check_err $? "iperf3 client failed: $(tail -3 "$iperf_out")"

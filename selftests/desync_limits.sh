@@ -101,8 +101,8 @@ hold_limit_early_release()
 
 	# A long idle keeps the packets after the early release in their
 	# burst even if the sender is descheduled between them.
-	tcok qdisc add dev "$DEV" root desync idle 500ms offset_max 1s spread 0 slots 2 slot 1 \
-		hold_limit 10 || return
+	tcok qdisc add dev "$DEV" root desync arm always idle 500ms offset_max 1s spread 0 \
+		slots 2 slot 1 hold_limit 10 || return
 	# Control: a burst below hold_limit waits its 500ms..1s.
 	recv_start "$out" -l 0.0.0.0 -c 5 -q 2s -t 30s
 	psend -d "$B4" -n 1 -k 5 -s 200 > /dev/null
@@ -134,8 +134,8 @@ hold_limit_default_window()
 {
 	local out=$TMPD/hdefault h n=724
 
-	tcok qdisc add dev "$DEV" root desync idle 500ms offset_max 1s spread 0 slots 2 slot 1 ||
-		return
+	tcok qdisc add dev "$DEV" root desync arm always idle 500ms offset_max 1s spread 0 \
+		slots 2 slot 1 || return
 	recv_start "$out" -l 0.0.0.0 -c $n -q 2s -t 30s
 	# A send buffer larger than the window, as TCP's is.
 	psend -d "$B4" -n 1 -k $n -s 200 -b 4000000 > /dev/null
@@ -197,8 +197,8 @@ limits_count_segments()
 
 	dummy_add || { fail "cannot make a dummy device"; return; }
 	defer dummy_del
-	tcok qdisc add dev "$DUMMY" root desync idle 10ms offset_max 1s spread 0 slots 4 slot 3 \
-		hold_limit 40 || return
+	tcok qdisc add dev "$DUMMY" root desync arm always idle 10ms offset_max 1s spread 0 \
+		slots 4 slot 3 hold_limit 40 || return
 	err=$(udp_gso_send 1 2>&1)
 	check_err $? "UDP GSO sender failed: $err"
 	nap 0.2
@@ -210,8 +210,8 @@ limits_count_segments()
 	# All holds together keep at most limit / 2 = 50 segments: the second
 	# datagram makes 90 and ends the hold early, where two skbs would not.
 	tcok qdisc del dev "$DUMMY" root || return
-	tcok qdisc add dev "$DUMMY" root desync idle 10ms offset_max 1s spread 0 slots 4 slot 3 \
-		limit 100 hold_limit 100 || return
+	tcok qdisc add dev "$DUMMY" root desync arm always idle 10ms offset_max 1s spread 0 \
+		slots 4 slot 3 limit 100 hold_limit 100 || return
 	err=$(udp_gso_send 3 2>&1)
 	check_err $? "UDP GSO sender failed: $err"
 	nap 0.2

@@ -68,8 +68,9 @@ overload_groups_memory()
 		return
 	m0=$(kmem_kb)
 	a0=$(mem_available_kb)
-	tcok qdisc add dev "$DUMMY" parent 1: handle 10: desync group_by mark groups $groups \
-		limit 100000 hold_limit 100000 offset_max 1s spread 0 slots 4 slot 3 || return
+	tcok qdisc add dev "$DUMMY" parent 1: handle 10: desync arm always group_by mark \
+		groups $groups limit 100000 hold_limit 100000 offset_max 1s spread 0 \
+		slots 4 slot 3 || return
 	m1=$(kmem_kb)
 	a1=$(mem_available_kb)
 	expect_kb=$(((groups * GROUP_BYTES + 1023) / 1024 + PRIV_KB))
@@ -149,8 +150,8 @@ flood_start()	# OUT K NF LEAD OPTS...
 	shift 4
 	# idle far above the steady flow's spacing: it is held once, at its
 	# start, however the flood delays the sender.
-	tcok qdisc add dev "$DEV" root desync group_by mark groups 65536 idle 500ms \
-		spread 0 slots 4 slot 3 "$@" || return 1
+	tcok qdisc add dev "$DEV" root desync arm always group_by mark groups 65536 \
+		idle 500ms spread 0 slots 4 slot 3 "$@" || return 1
 	FLOOD_INERR0=$(snmp_get "$NS_B" Udp InErrors)
 	FLOOD_LINK0=$(link_drops)
 	FLOOD_NOPORTS0=$(snmp_get "$NS_B" Udp NoPorts)

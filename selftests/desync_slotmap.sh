@@ -177,7 +177,7 @@ slot_map_run()	# OUT MAP LO1 LO2
 
 slot_map_holds()
 {
-	tcok qdisc add dev "$DEV" root desync group_by mark idle 20ms \
+	tcok qdisc add dev "$DEV" root desync arm always group_by mark idle 20ms \
 		offset_max 200ms spread 0 slots 4 slot 1 || return
 	slot_map_run "$TMPD/map1" 1:0,2:3 0 150000 || return
 	# Swapped: the change applies to the next bursts.

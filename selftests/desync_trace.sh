@@ -37,8 +37,9 @@ source "$(dirname "$(readlink -f "$0")")/lib.sh"
 TRACEFS=/sys/kernel/tracing
 BT=$REPO/tools/ops/desyncctl/desync-holds.bt
 RECORD_CMD=1
-# slot 2 of 4 in a 20ms window: every offset lies in [10ms, 15ms).
-TRACE_OPTS=(idle 50ms offset_max 20ms slots 4 slot 2 spread 0)
+# slot 2 of 4 in a 20ms window: every offset lies in [10ms, 15ms), from
+# the first burst on (arm always).
+TRACE_OPTS=(arm always idle 50ms offset_max 20ms slots 4 slot 2 spread 0)
 
 trace_off()
 {
@@ -144,8 +145,8 @@ trace_early_release()
 	# Offsets in [150ms, 200ms): the hold ends early well before its
 	# offset even when the emulated sender stalls between two packets
 	# (once 10.6ms, past the [10ms, 15ms) slot of TRACE_OPTS).
-	tcok qdisc add dev "$DEV" root handle 7: desync idle 50ms offset_max 200ms \
-		slots 4 slot 3 spread 0 hold_limit 2 || return
+	tcok qdisc add dev "$DEV" root handle 7: desync arm always idle 50ms \
+		offset_max 200ms slots 4 slot 3 spread 0 hold_limit 2 || return
 	trace_on || return
 	psend -d "$B4" -n 1 -k 5 -s 200 > /dev/null || fail "sending failed"
 	nap 0.3
@@ -168,8 +169,8 @@ trace_hold_at_window_end()
 {
 	local out=$TMPD/end offs off h
 
-	tcok qdisc add dev "$DEV" root desync idle 500ms offset_max 1s spread 0 slots 2 slot 1 \
-		seed 259 || return
+	tcok qdisc add dev "$DEV" root desync arm always idle 500ms offset_max 1s spread 0 \
+		slots 2 slot 1 seed 259 || return
 	trace_on || return
 	recv_start "$out" -l 0.0.0.0 -c 5 -q 2s -t 30s
 	psend -d "$B4" -n 1 -k 5 -s 200 > /dev/null
@@ -217,7 +218,8 @@ trace_four_bursts()
 # offset, with nosticky they draw four.
 trace_sticky_offsets()
 {
-	tcok qdisc add dev "$DEV" root handle 7: desync idle 50ms offset_max 100ms spread 0 || return
+	tcok qdisc add dev "$DEV" root handle 7: desync arm always idle 50ms offset_max 100ms \
+		spread 0 || return
 	trace_on || return
 	trace_four_bursts
 	note "sticky offsets_ns ${OFFS[*]}"
@@ -325,8 +327,8 @@ s.close()
 # draw a new one, which the sixth keeps.
 trace_sticky_redraw_on_loss()
 {
-	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms spread 0 \
-		widen 0 || return
+	tcok qdisc add dev "$DEV" root handle 7: desync arm always idle 5ms offset_max 4ms \
+		spread 0 widen 0 || return
 	tcp_timeout_bursts 9006 || return
 	same_offsets 4000000 "${OFFS[@]:0:4}" ||
 		fail "the first four bursts did not keep one offset: ${OFFS[*]}"
@@ -344,8 +346,8 @@ trace_widen_on_timeout()
 {
 	local i
 
-	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms spread 0 \
-		slots 4 slot 3 widen 1 || return
+	tcok qdisc add dev "$DEV" root handle 7: desync arm always idle 5ms offset_max 4ms \
+		spread 0 slots 4 slot 3 widen 1 || return
 	tcp_timeout_bursts 9007 || return
 	assert_cmp "retransmitted segments" "$RETRANS" -ge 2
 	for i in 0 1 2 3; do
@@ -366,8 +368,8 @@ trace_timeout_one_resend()
 {
 	local i
 
-	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms spread 0 \
-		slots 4 slot 3 widen 1 || return
+	tcok qdisc add dev "$DEV" root handle 7: desync arm always idle 5ms offset_max 4ms \
+		spread 0 slots 4 slot 3 widen 1 || return
 	tcp_timeout_bursts 9009 one || return
 	assert_eq "retransmitted segments" "$RETRANS" 1
 	for i in 0 1 2 3 4 5; do
@@ -387,8 +389,8 @@ trace_widen_opened_part()
 
 	for run in 1 2 3; do
 		tca qdisc del dev "$DEV" root 2>/dev/null
-		tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms \
-			spread 0 widen 1 || return
+		tcok qdisc add dev "$DEV" root handle 7: desync arm always idle 5ms \
+			offset_max 4ms spread 0 widen 1 || return
 		tcp_timeout_bursts $((9010 + run)) || return
 		assert_eq "steps of burst 5, run $run" "${STEPS[4]}" 1
 		assert_range "offset of burst 5, after the timeout, run $run (ns)" \
@@ -422,8 +424,8 @@ trace_signs_of_ecn()
 		net.ipv4.tcp_autocorking="$cork"
 	ip netns exec "$NS_A" sysctl -qw net.ipv4.tcp_ecn=1 net.ipv4.tcp_autocorking=0 ||
 		{ fail "cannot set tcp_ecn and tcp_autocorking"; return; }
-	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms slots 4 \
-		slot 3 ce_backlog 1 || return
+	tcok qdisc add dev "$DEV" root handle 7: desync arm always idle 5ms offset_max 4ms \
+		slots 4 slot 3 ce_backlog 1 || return
 	tcp_sink_start 9008 "$TMPD/ecn-9008" || return
 	trace_on || return
 	if ! res=$(pyrun "$PY_ACKED"'

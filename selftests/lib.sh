@@ -71,8 +71,9 @@ A6=2001:db8:1::1
 B6=2001:db8:1::2
 KMSG_MARK=${DESYNC_KMSG_MARK:-desync-selftest-start-$$}
 # Every burst start under these waits 750ms..1s: long enough to act on
-# held groups from the shell.
-HELD_OPTS=(offset_max 1s spread 0 slots 4 slot 3)
+# held groups from the shell.  arm always: from a group's first burst on,
+# not only once its bursts carried a loss.
+HELD_OPTS=(arm always offset_max 1s spread 0 slots 4 slot 3)
 
 TMPD=
 BASE_US=0
