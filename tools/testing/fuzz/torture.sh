@@ -4,9 +4,9 @@
 # Usage: torture.sh short|long       (inside a test VM, as root)
 #
 # Lifecycle torture of the desync qdisc with traffic flowing and groups
-# held (idle 0 makes every packet after a silence start a burst, and
-# offset_max 200ms holds it long enough for the next action to find it
-# held).  Phases, each repeated CYCLES times (short 1, long 10):
+# held (idle 0 makes every packet after a silence start a burst, arm
+# always holds it from the first one, and offset_max 200ms long enough
+# for the next action to find it held).  Phases, each repeated CYCLES times (short 1, long 10):
 #
 #   lifecycle  add, change, replace (incl. a new table), delete on a veth
 #   mq         desync grafted under mq on each of 8 TX queues, children
@@ -36,7 +36,7 @@ esac
 # several MiB if anything leaks per cycle.  Slab noise between two idle
 # reads of the same topology stays well below this here.
 SLAB_TOL_KB=${SLAB_TOL_KB:-2048}
-HELD=(idle 0 offset_max 200ms)
+HELD=(arm always idle 0 offset_max 200ms)
 LINK_OPTS=(numtxqueues 8 numrxqueues 8)
 TCA=(ip netns exec "$NS_A" tc)
 ERRS=()
@@ -238,7 +238,8 @@ phase_netns()
 		run ip -n "$y" addr add 192.0.2.2/24 dev fzy0
 		run ip -n "$x" link set fzx0 up
 		run ip -n "$y" link set fzy0 up
-		run ip netns exec "$x" tc qdisc replace dev fzx0 root desync offset_max 500ms idle 0
+		run ip netns exec "$x" tc qdisc replace dev fzx0 root desync arm always offset_max 500ms \
+			idle 0
 		ip netns exec "$x" "$REPO/tools/testing/probe/desync-probe" send -d 192.0.2.2 \
 			-p 9 -n 100 -k 20 -g 10ms > /dev/null 2>&1 &
 		BG_PIDS+=($!)
