@@ -142,8 +142,9 @@ static void setup(u32 ngroups)
 	memset(&s, 0, sizeof(s));
 	/*
 	 * The module's defaults (sch_desync.c) and a 1500 B MTU, but a fresh
-	 * draw at every burst (nosticky): the burst scenario times the draw
-	 * and the heap, and a kept offset of 0 would never leave its group.
+	 * draw at every burst (nosticky), and every burst start held (arm
+	 * always): the burst scenario times the draw and the heap, and a
+	 * kept offset of 0 would never leave its group.
 	 */
 	s.p.idle_ns = 2 * MS;
 	s.p.offset_max_ns = 1 * MS;
@@ -153,6 +154,7 @@ static void setup(u32 ngroups)
 	s.p.quantum = 1514;
 	s.p.ce_threshold_ns = 1 * MS;
 	s.p.ce_backlog = 44;
+	s.p.arm = DESYNC_ARM_ALWAYS;
 	dsched_seed(&s, 0x5eed);
 	dsched_attach(&s, groups, heap, ngroups);
 }

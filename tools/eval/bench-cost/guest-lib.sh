@@ -71,13 +71,15 @@ qdisc_args()
 	pfifo) echo "pfifo limit 10000" ;;
 	fq_codel) echo "fq_codel flows $t" ;;
 	fq) echo "fq buckets $t orphan_mask $((t - 1))" ;;
-	desync) echo "desync groups $t" ;;
+	# arm always: pktgen's packets have no socket and never lose, so
+	# under arm loss no group would hold.
+	desync) echo "desync groups $t arm always" ;;
 	# offset 0: no burst is ever held; the cost of everything else.
 	desync_nohold) echo "desync groups $t offset_max 0" ;;
 	# idle 0: a group that drains starts a new burst with its next
 	# packet, so every burst is held; packets pile up during the hold
 	# and leave together, as a burst of a real sender would.
-	desync_held) echo "desync groups $t idle 0 offset_max $BENCH_HELD_OFFSET" ;;
+	desync_held) echo "desync groups $t arm always idle 0 offset_max $BENCH_HELD_OFFSET" ;;
 	*) die "unknown qdisc $q" ;;
 	esac
 }

@@ -78,12 +78,14 @@ measure_mem()
 }
 
 # A flood of new destinations through @q at its defaults (what an
-# operator gets): one 64-byte packet to each of @dsts addresses in turn,
-# so that every packet is a destination the qdisc has not seen (a new
-# group of desync's, held; a new flow of fq's, whose orphan_mask folds
-# pktgen's socketless packets into 1024; a bucket of fq_codel's).  The
-# memory is read before the qdisc exists, with it added, right after the
-# flood (desync's held starts still queued), and after its deletion.
+# operator gets; desync with arm always, since pktgen's packets never
+# lose and would arm no group): one 64-byte packet to each of @dsts
+# addresses in turn, so that every packet is a destination the qdisc has
+# not seen (a new group of desync's, held; a new flow of fq's, whose
+# orphan_mask folds pktgen's socketless packets into 1024; a bucket of
+# fq_codel's).  The memory is read before the qdisc exists, with it
+# added, right after the flood (desync's held starts still queued), and
+# after its deletion.
 measure_flood()
 {
 	local q=$1 dsts=$2 dev base added flooded deleted
@@ -92,7 +94,11 @@ measure_flood()
 	tc qdisc del dev "$dev" root 2> /dev/null || true
 	nap 0.5
 	base=$(kmem_kb)
-	tc qdisc add dev "$dev" root handle 1: "$q" || die "cannot add $q"
+	if [ "$q" = desync ]; then
+		tc qdisc add dev "$dev" root handle 1: desync arm always || die "cannot add $q"
+	else
+		tc qdisc add dev "$dev" root handle 1: "$q" || die "cannot add $q"
+	fi
 	added=$(kmem_kb)
 	pg_setup "$dev" 64 "$dsts" "$dsts" seq
 	counter_delta "$dev"
