@@ -48,7 +48,7 @@ qdisc_defaults()
 	assert_eq "spread" "${SNAP[desync:opt.spread]}" 0
 	assert_eq "sticky" "${SNAP[desync:opt.sticky]}" True
 	assert_eq "widen" "${SNAP[desync:opt.widen]}" 7
-	assert_eq "arm" "${SNAP[desync:opt.arm]}" always
+	assert_eq "arm" "${SNAP[desync:opt.arm]}" loss
 	is_int "${SNAP[desync:opt.seed]}" || fail "seed missing from JSON options"
 	for x in $DESYNC_XSTATS; do
 		is_int "${SNAP[desync:$x]}" || fail "xstat $x missing from tc -j -s"
@@ -72,7 +72,7 @@ qdisc_all_options()
 	tcok qdisc add dev "$DEV" root handle 2: desync limit 5000 group_by flow \
 		groups 256 idle 5ms offset_max 20ms slots 4 slot 2 seed 42 \
 		hold_limit 100 ce_threshold 3ms spread 40 bypass_prio 1,3,5 nosticky \
-		widen 3 arm loss || return
+		widen 3 arm always || return
 	snap
 	assert_eq "limit" "${SNAP[desync:opt.limit]}" 5000
 	assert_eq "group_by" "${SNAP[desync:opt.group_by]}" flow
@@ -88,12 +88,12 @@ qdisc_all_options()
 	assert_eq "spread" "${SNAP[desync:opt.spread]}" 40
 	assert_eq "sticky" "${SNAP[desync:opt.sticky]}" False
 	assert_eq "widen" "${SNAP[desync:opt.widen]}" 3
-	assert_eq "arm" "${SNAP[desync:opt.arm]}" loss
+	assert_eq "arm" "${SNAP[desync:opt.arm]}" always
 
 	txt=$(tca -d qdisc show dev "$DEV")
 	for pat in "limit 5000p" "group_by flow" "groups 256" "idle 5ms" \
 		   "offset_max 20ms" "slots 4" "slot 2" "seed 42" "hold_limit 100p" \
-		   "ce_threshold 3ms" "spread 40%" "bypass_prio 1,3,5" " nosticky " "widen 3" "arm loss"; do
+		   "ce_threshold 3ms" "spread 40%" "bypass_prio 1,3,5" " nosticky " "widen 3" "arm always"; do
 		[[ $txt == *"$pat"* ]] || fail "tc -d show lacks '$pat': $txt"
 	done
 

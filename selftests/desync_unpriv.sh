@@ -600,10 +600,11 @@ burst_steps_signs()
 # A group keyed by destination (group_by dst, the default) takes the loss
 # state of every local socket to that destination.  nobody's connection to
 # the job's peer, whose segments the peer drops (a filter for its port
-# only), times out twice; the job's next burst to the peer then widens
-# its window by one offset_max (widen 7, the default) and reports the
-# timeout as its own.  Asserted: the job's burst after nobody's timeouts
-# does not widen and does not report a timeout.
+# only), times out twice; the job's next burst to the peer then opens
+# its window (arm loss, the default; under arm always it widens it by one
+# offset_max, widen 7) and reports the timeout as its own.  Asserted: the
+# job's burst after nobody's timeouts takes no step and does not report a
+# timeout.
 unpriv_other_timeouts_widen()
 {
 	local pub events last

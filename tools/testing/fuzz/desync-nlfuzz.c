@@ -89,7 +89,7 @@
 #define DEF_CE			1000
 #define DEF_CE_BACKLOG		44
 #define DEF_WIDEN		7
-#define DEF_ARM			0	/* always */
+#define DEF_ARM			1	/* loss */
 #define ARM_MAX			2	/* timeout */
 #define LIMIT_MAX		1000000U
 #define GROUPS_MAX		262144U
