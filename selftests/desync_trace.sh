@@ -7,7 +7,9 @@
 # sums equal to tc's counters.  The exact offsets also show sticky
 # offsets kept from burst to burst and drawn again after a TCP loss, the
 # window widened by a retransmit timeout, and the signs of congestion
-# (ECN's CWR, a timeout) each burst start reports of the burst before.  Then tools/ops/desyncctl/desync-holds.bt
+# (ECN's CWR, a timeout) each burst start reports of the burst before.
+# A desync without arm (arm loss, the default) holds no burst until one
+# carried a loss, then the next one.  Then tools/ops/desyncctl/desync-holds.bt
 # (bpftrace) histograms holds and sojourn, where bpftrace is installed.
 #
 # Usage: desync_trace.sh      (root, in the test VM; see selftests/README.md)
@@ -21,15 +23,16 @@ ALL_TESTS="
 	trace_sticky_redraw_on_loss
 	trace_widen_on_timeout
 	trace_timeout_one_resend
+	trace_arm_loss_default
 	trace_widen_opened_part
 	trace_signs_of_ecn
 	trace_bpftrace_holds
 "
-# The three tcp_timeout_bursts tests count bursts of a sender with idle
+# The tcp_timeout_bursts tests count bursts of a sender with idle
 # 5ms: a guest that stalls longer than that inside a message (a busy
 # host's emulator) splits one burst into two.
 RETRY_TESTS="trace_burst_release trace_hold_at_window_end trace_sticky_redraw_on_loss"
-RETRY_TESTS+=" trace_widen_on_timeout trace_timeout_one_resend"
+RETRY_TESTS+=" trace_widen_on_timeout trace_timeout_one_resend trace_arm_loss_default"
 
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -377,6 +380,52 @@ trace_timeout_one_resend()
 	done
 	assert_eq "steps" "${STEPS[*]}" "0 0 0 0 0 0"
 	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none loss"
+}
+
+# A desync added without arm, only timing options: arm loss, the default.
+# No burst start is held before a loss: UDP bursts to a destination, then
+# the first four bursts of a TCP sender to it (one group), all traced with
+# offset 0 and no release, and the qdisc counts no held packet.  The
+# timeout that resends a single segment (a loss, as in
+# trace_timeout_one_resend) arms the group: the fifth start reports the
+# loss, takes one step, the window of one offset_max, and is held in its
+# last slot, [3ms, 4ms).  The sixth keeps that offset or, one time in
+# 1024, narrows back to no hold.
+trace_arm_loss_default()
+{
+	local i
+
+	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms spread 0 \
+		slots 4 slot 3 || return
+	snap
+	assert_eq "arm of a desync added without it" "${SNAP[desync:opt.arm]}" loss
+	trace_on || return
+	psend -d "$B4" -n 4 -k 3 -g 200ms -s 200 > /dev/null || fail "sending failed"
+	nap 0.3
+	snap
+	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
+	read -ra OFFS <<< "$(trace_fields desync_burst offset_ns | tr '\n' ' ')"
+	note "UDP bursts: offsets_ns ${OFFS[*]}; held ${SNAP[desync:held]}"
+	assert_cmp "UDP bursts" "${SNAP[desync:bursts]}" -ge 4
+	assert_eq "UDP burst starts traced" "${#OFFS[@]}" "${SNAP[desync:bursts]}"
+	assert_eq "offsets of the UDP bursts (ns)" "$(echo "${OFFS[@]}" | tr -d ' 0')" ""
+	assert_eq "releases traced" "$(trace_fields desync_release held_ns | wc -l)" 0
+	assert_eq "held packets" "${SNAP[desync:held]}" 0
+	assert_eq "hold_time" "${SNAP[desync:hold_time]}" 0
+
+	tcp_timeout_bursts 9014 one || return
+	snap
+	note "held ${SNAP[desync:held]}, hold_time ${SNAP[desync:hold_time]}ns"
+	assert_eq "retransmitted segments" "$RETRANS" 1
+	for i in 0 1 2 3; do
+		assert_eq "offset of TCP burst $((i + 1)), before the loss (ns)" "${OFFS[i]}" 0
+	done
+	assert_range "offset of TCP burst 5, after the loss (ns)" "${OFFS[4]}" 3000000 3999999
+	assert_range "offset of TCP burst 6 (ns)" "${OFFS[5]}" 0 3999999
+	assert_eq "steps of TCP bursts 1-5" "${STEPS[*]:0:5}" "0 0 0 0 1"
+	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none loss"
+	assert_cmp "releases traced" "$(trace_fields desync_release held_ns | wc -l)" -ge 1
+	assert_cmp "held packets" "${SNAP[desync:held]}" -ge 1
 }
 
 # widen without slots: the start the timeout redraws falls in the part of
