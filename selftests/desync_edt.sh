@@ -30,7 +30,7 @@ edt_honoured()
 {
 	local out=$TMPD/edt
 
-	# Departure times 80ms ahead; offsets are at most 1ms here.
+	# Departure times 80ms ahead; the default holds no burst before a loss.
 	tcok qdisc add dev "$DEV" root desync || return
 	recv_start "$out" -l 0.0.0.0 -c 9 -q 2s -t 30s
 	psend -d "$B4" -n 3 -k 3 -i 1ms -g 150ms -s 200 -E 80ms > /dev/null
