@@ -82,20 +82,7 @@ def matrix():
 
 def profiles():
     """Rows P-: each job's mean step under fq_codel, every column over it."""
-    out = []
-    for label, n, i in dn.profile_rows():
-        cells = [f"{format(dn.val(n, 'fq_codel', f'job_iter_mean_ms.{i}', 'spread'))} ms "
-                 + counts(n, "fq_codel")]
-        for q in PROFILE_COLUMNS:
-            k, m = dn.job_stalls(n, q, i), len(dn.runs(n, q))
-            if k == m:
-                cells.append(f"stalled in {k} of {m} runs {counts(n, q)}")
-                continue
-            c = f"{format(dn.job_ratio(n, q, i))}x {counts(n, q)}"
-            cells.append(c + (f", stalled in {k} of {m}" if k else ""))
-        out.append([label] + cells)
-    return table(["profile", "fq_codel: mean step (RTOs; drops per run)"] +
-                 [f"`{q}` / fq_codel" for q in PROFILE_COLUMNS], out)
+    return dn.profiles(PROFILE_COLUMNS)
 
 
 def lossy():

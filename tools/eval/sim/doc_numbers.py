@@ -458,8 +458,9 @@ def job_stalls(row, q, job=0):
 NUMBERS.update({"job_ratio": over_rows(job_ratio), "job_stalls": over_rows(job_stalls)})
 
 
-def profiles():
-    """Rows P-: desync and the baselines on the scaled job profiles."""
+def profiles(columns=None):
+    """Rows P-: desync and the baselines (COLUMNS) on the scaled job profiles."""
+    columns = columns or PROFILE_COLUMNS
     rows = []
     for label, n, i in profile_rows():
         def counts(q):
@@ -467,7 +468,7 @@ def profiles():
                     f"{format(val(n, q, 'drops', 'range'))})")
         cells = [f"{format(val(n, 'fq_codel', f'job_iter_mean_ms.{i}', 'spread'))} ms "
                  + counts("fq_codel")]
-        for q in PROFILE_COLUMNS:
+        for q in columns:
             k, m = job_stalls(n, q, i), len(runs(n, q))
             if k == m:
                 cells.append(f"stalled in {k} of {m} runs {counts(q)}")
@@ -476,7 +477,7 @@ def profiles():
             cells.append(c + (f", stalled in {k} of {m}" if k else ""))
         rows.append([label] + cells)
     return table(["profile", "fq_codel: mean step (RTOs; drops per run)"] +
-                 [f"`{q}` / fq_codel" for q in PROFILE_COLUMNS], rows)
+                 [f"`{q}` / fq_codel" for q in columns], rows)
 
 
 # Rows M-, ML- and MP- of results/sim-arm: what opens a group's window.
