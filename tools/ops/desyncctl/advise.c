@@ -257,12 +257,6 @@ static bool dev_widens(const struct dev_sum *s)
 	return s->widen > (s->always ? 0 : 1);
 }
 
-/* "loss", as tc prints it */
-static const char *arm_word(uint32_t arm, char *buf, size_t len)
-{
-	return desync_opt_format(desync_opt_by_attr(TCA_DESYNC_ARM), arm, buf, len);
-}
-
 /* What a group's bursts must carry before it holds, with @arm */
 static const char *arm_sign(uint32_t arm)
 {
@@ -302,7 +296,7 @@ static void judge_arming(struct findings *r, const struct host_sum *h,
 
 	findings_add(r, SEV_OK, "collide", NULL, NULL,
 		     "%" PRIu64 " TCP retransmit timeouts in %" PRIu64 " burst starts, none held (arm %s): the collisions that arm the groups, which hold from the burst after one that %s; run advise again to see whether the held bursts still collide",
-		     timeouts, h->bursts, arm_word(h->arm, arm, sizeof(arm)),
+		     timeouts, h->bursts, dsq_fmt_arm(h->arm, arm, sizeof(arm)),
 		     arm_sign(h->arm));
 }
 
@@ -343,7 +337,7 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 	else
 		snprintf(held, sizeof(held),
 			 "seen by desync with arm %s, %" PRIu64 " packets enqueued while their group was held",
-			 arm_word(h->arm, arm, sizeof(arm)), h->held);
+			 dsq_fmt_arm(h->arm, arm, sizeof(arm)), h->held);
 	findings_add(r, SEV_OK, "sample", NULL, NULL,
 		     "in %gs: %" PRIu64 " burst starts %s, %" PRIu64 " TCP retransmit timeouts, %" PRIu64 " segments retransmitted, %" PRIu64 " of %" PRIu64 " loss probes repaired a loss, %" PRIu64 " CE echoes (%" PRIu64 " marked by desync), %" PRIu64 " CE received",
 		     in->interval, bursts, held, d[DSQ_TCP_TIMEOUTS],
@@ -363,13 +357,11 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 		return;
 	}
 	if (d[DSQ_TCP_TIMEOUTS] &&
-	    d[DSQ_TCP_TIMEOUTS] >= bursts * ADVISE_TIMEOUTS_PER_BURST &&
-	    !host_held(h)) {
-		judge_arming(r, h, d[DSQ_TCP_TIMEOUTS]);
-		return;
-	}
-	if (d[DSQ_TCP_TIMEOUTS] &&
 	    d[DSQ_TCP_TIMEOUTS] >= bursts * ADVISE_TIMEOUTS_PER_BURST) {
+		if (!host_held(h)) {
+			judge_arming(r, h, d[DSQ_TCP_TIMEOUTS]);
+			return;
+		}
 		if (!dev_widens(top)) {
 			fix_change(fix, sizeof(fix), top, "widen 7",
 				   " a group that times out widens its window");
@@ -396,7 +388,7 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 	if (!host_acted(h)) {
 		findings_add(r, SEV_OK, "collide", NULL, NULL,
 			     "no burst start held in %gs (arm %s; %" PRIu64 " burst starts, %" PRIu64 " timeouts, %.2f CE echoes a burst): desync cost nothing here, no hold and no CE mark of its own; a group holds from the burst after one of its bursts %s",
-			     in->interval, arm_word(h->arm, arm, sizeof(arm)),
+			     in->interval, dsq_fmt_arm(h->arm, arm, sizeof(arm)),
 			     bursts, d[DSQ_TCP_TIMEOUTS], (double)ce_net / bursts,
 			     arm_sign(h->arm));
 		return;
@@ -426,7 +418,7 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 		findings_add(r, SEV_OK, "collide", NULL, NULL,
 			     "no collision seen in %" PRIu64 " burst starts (%" PRIu64 " timeouts, %.2f CE echoes a burst beyond desync's own): nothing collides here, or the holds prevent it; with arm %s the groups that hold narrow back to no hold on their own, a step in about %u of their burst starts, unless they lose again",
 			     bursts, d[DSQ_TCP_TIMEOUTS], (double)ce_net / bursts,
-			     arm_word(h->arm, arm, sizeof(arm)), DESYNC_NARROW_ODDS);
+			     dsq_fmt_arm(h->arm, arm, sizeof(arm)), DESYNC_NARROW_ODDS);
 		return;
 	}
 	fix_change(fix, sizeof(fix), top, "offset_max 0",
@@ -455,7 +447,7 @@ static void judge_armed_cost(struct findings *r, const struct dev_sum *s,
 	if (!held && !hold) {
 		findings_add(r, SEV_OK, "cost", s->dev, NULL,
 			     "%s: arm %s: none of %" PRIu64 " burst starts held %s: no hold to pay, a step waits for no hold of this host's",
-			     s->dev, arm_word(s->arm, arm, sizeof(arm)), b,
+			     s->dev, dsq_fmt_arm(s->arm, arm, sizeof(arm)), b,
 			     life ? "since the qdisc was made" : "in the interval");
 		return;
 	}
@@ -463,7 +455,7 @@ static void judge_armed_cost(struct findings *r, const struct dev_sum *s,
 	least = hold / (most ? most : 1);
 	findings_add(r, SEV_OK, "cost", s->dev, NULL,
 		     "%s: arm %s: %.2f ms of holds %s, at most %" PRIu64 " of %" PRIu64 " burst starts held (%" PRIu64 " packets held), at least %.2f ms each; a step that waits for every host pays the latest host's hold: up to offset_max %.2f ms in an armed group, more if widened, none in others%s",
-		     s->dev, arm_word(s->arm, arm, sizeof(arm)), ms(hold),
+		     s->dev, dsq_fmt_arm(s->arm, arm, sizeof(arm)), ms(hold),
 		     life ? "since the qdisc was made" : "in the interval",
 		     most, b, held, ms(least), s->offset_max / 1e3,
 		     s->random && least > s->offset_max * 1000 / 2 ?

@@ -743,8 +743,7 @@ static void check_stats(const struct dsq_doctor_in *in, struct report *r)
 			add(r, SEV_OK, "hold", dev, NULL,
 			    "%s: no window seen widened on %d desync qdisc%s (arm %s: hold_time over min(held, bursts), the least mean hold of a held burst, within half of offset_max)",
 			    dev, nq, nq == 1 ? "" : "s",
-			    desync_opt_format(desync_opt_by_attr(TCA_DESYNC_ARM),
-					      armed->opt[TCA_DESYNC_ARM], arm, sizeof(arm)));
+			    dsq_fmt_arm(armed->opt[TCA_DESYNC_ARM], arm, sizeof(arm)));
 		else if (!hold)
 			add(r, SEV_OK, "hold", dev, NULL,
 			    "%s: mean hold within half of offset_max on %d desync qdisc%s",

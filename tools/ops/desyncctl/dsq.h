@@ -115,6 +115,8 @@ void dsq_fmt_handle(char *buf, size_t len, uint32_t handle);
 void dsq_fmt_parent(char *buf, size_t len, uint32_t parent);
 /* ":1" for a parent under a root of handle 0:, as tc takes it */
 void dsq_fmt_tc_parent(char *buf, size_t len, uint32_t parent);
+/* The value of option arm as tc prints it ("loss"), in @buf */
+const char *dsq_fmt_arm(uint32_t arm, char *buf, size_t len);
 
 /* Offsets drawn at random in [0, offset_max): they average half of it. */
 bool dsq_random_offsets(const struct dsq *d);

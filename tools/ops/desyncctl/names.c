@@ -52,6 +52,11 @@ bool dsq_random_offsets(const struct dsq *d)
 		d->opt[TCA_DESYNC_SLOT] == TC_DESYNC_SLOT_RANDOM);
 }
 
+const char *dsq_fmt_arm(uint32_t arm, char *buf, size_t len)
+{
+	return desync_opt_format(desync_opt_by_attr(TCA_DESYNC_ARM), arm, buf, len);
+}
+
 bool dsq_holds_every_burst(const struct dsq *d)
 {
 	return d->opt[TCA_DESYNC_ARM] == TC_DESYNC_ARM_ALWAYS;
