@@ -140,6 +140,25 @@ struct dsched_group {
 #define DSCHED_G_WIDEN_SHIFT 5
 #define DSCHED_G_WIDEN_MASK (DESYNC_WIDEN_MAX << DSCHED_G_WIDEN_SHIFT)
 
+/*
+ * What a group learnt, as one word of a table that the cores of one
+ * device's TX queues share (dsched.share, dsched_share_adopt()): its
+ * window's steps, its kept offset when it has one, the sign the burst
+ * start that last changed it acted on, and when that was, in units of
+ * 1 << DSCHED_SHARE_TICK_SHIFT ns modulo the tag's 9 bits (134 ms).
+ * 0 is a word no core wrote yet.
+ */
+#define DSCHED_SHARE_FRAC_MASK	0x0000ffffU
+#define DSCHED_SHARE_STEP_SHIFT	16
+#define DSCHED_SHARE_STEP_MASK	(DESYNC_WIDEN_MAX << DSCHED_SHARE_STEP_SHIFT)
+#define DSCHED_SHARE_KEPT	0x00080000U
+#define DSCHED_SHARE_VALID	0x00100000U
+#define DSCHED_SHARE_SIGN_SHIFT	21
+#define DSCHED_SHARE_SIGN_MASK	(3U << DSCHED_SHARE_SIGN_SHIFT)
+#define DSCHED_SHARE_TAG_SHIFT	23
+#define DSCHED_SHARE_TAG_MASK	0x1ffU
+#define DSCHED_SHARE_TICK_SHIFT	18
+
 struct dsched_params {
 	u64		idle_ns;
 	u64		ce_threshold_ns;	/* 0: never mark */
@@ -248,6 +267,14 @@ struct dsched {
 	 * dsched_reset(): the caller keeps those packets across a rehash.
 	 */
 	u32			edt_flows[DSCHED_EDT_FLOWS];
+	/*
+	 * What its groups learnt, shared with the cores of the device's
+	 * other TX queues, NULL when alone (dsched_attach_share()).
+	 * share_n words, a power of 2; read and written without a lock,
+	 * a word at a time.
+	 */
+	u32			*share;
+	u32			share_n;
 };
 
 /* Time comparisons that survive the wrap of a u64 nanosecond clock. */

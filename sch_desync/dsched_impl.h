@@ -977,24 +977,164 @@ static inline u64 dsched_sticky_offset(struct dsched *s,
 	return offset;
 }
 
+/*
+ * What a group learns, shared by the cores of one device's TX queues.
+ *
+ * Under mq every TX queue has its own qdisc, and a message to one peer
+ * sent over several connections leaves on several queues.  Each queue's
+ * core alone would see its part of that one burst start, and arm, draw
+ * and widen on its own: the peer's burst would start at as many offsets
+ * as it has queues, part of it held and part not, and collide with
+ * itself (results/sim-mq).  So the cores of a device share, per group,
+ * what the group learnt: the steps of its window and its kept offset,
+ * one word each, in a table the caller gives every core of the device
+ * with the same hash key, so that a destination is the same group on
+ * every queue (dsched_attach_share()).
+ *
+ * A core reads its group's word when a burst starts.  If another queue
+ * changed the word within idle_ns, that queue decided this burst, and
+ * the core takes its decision as it is, unless its own senders gave a
+ * stronger sign than the one that decision acted on: a timeout seen on
+ * four queues widens the window once, as in one qdisc, and a loss seen
+ * only on the queue that started last still counts.  Otherwise the core
+ * decides from its own senders' signs and writes the word back only if
+ * that changed the window or the offset: a queue whose senders saw
+ * nothing leaves alone what another queue's loss taught.  Two queues
+ * that decide one burst at the same instant leave one of their words,
+ * which the next burst takes on both.  No lock: a burst start costs one
+ * load, and a store when the group learns.  Without sticky a shared
+ * group still keeps its draw in the word, for the other queues' part of
+ * the burst; each burst draws anew.
+ */
+
+/* The word of group @idx: the same key is the same word on every core. */
+static inline u32 *dsched_share_word(const struct dsched *s, u32 idx)
+{
+	u32 n = s->share_n, i;
+
+	/* dsched_classify(): marks and priorities by their low bits ... */
+	if (s->p.group_by == DESYNC_GROUP_BY_MARK ||
+	    s->p.group_by == DESYNC_GROUP_BY_PRIO)
+		i = idx & (n - 1);
+	/* ... hashes by their high bits, in tables of any power of 2. */
+	else if (s->ngroups >= n)
+		i = idx / (s->ngroups / n);
+	else
+		i = idx * (n / s->ngroups);
+	return &s->share[i];
+}
+
+static inline u32 dsched_share_tag(u64 now)
+{
+	return (u32)(now >> DSCHED_SHARE_TICK_SHIFT) & DSCHED_SHARE_TAG_MASK;
+}
+
+/*
+ * Take what the cores of other queues wrote for group @idx, at a burst
+ * start at @now.  Returns the word read, 0 when there is none, and
+ * whether another core decided this burst already on a sign at least as
+ * strong as @sign, the group's own: then this core only follows.
+ */
+static inline u32 dsched_share_adopt(struct dsched *s, u32 idx, u64 now,
+				     u32 sign, bool *decided)
+{
+	struct dsched_group *g = &s->groups[idx];
+	u32 ticks = (u32)(s->p.idle_ns >> DSCHED_SHARE_TICK_SHIFT) + 1;
+	u32 w, age;
+
+	*decided = false;
+	if (!s->share)
+		return 0;
+	w = dsched_load_u32(dsched_share_word(s, idx));
+	if (!(w & DSCHED_SHARE_VALID))
+		return 0;
+	g->flags &= ~(DSCHED_G_KEPT | DSCHED_G_WIDEN_MASK);
+	g->flags |= ((w & DSCHED_SHARE_STEP_MASK) >> DSCHED_SHARE_STEP_SHIFT)
+		    << DSCHED_G_WIDEN_SHIFT;
+	if (w & DSCHED_SHARE_KEPT) {
+		g->flags |= DSCHED_G_KEPT;
+		g->frac = (u16)(w & DSCHED_SHARE_FRAC_MASK);
+	}
+	/* An eighth of the tag's range at most: older words are older. */
+	if (ticks > DSCHED_SHARE_TAG_MASK / 8)
+		ticks = DSCHED_SHARE_TAG_MASK / 8;
+	/* The writer's clock may have read a little later than ours. */
+	age = (dsched_share_tag(now) - (w >> DSCHED_SHARE_TAG_SHIFT) +
+	       ticks) & DSCHED_SHARE_TAG_MASK;
+	*decided = age <= 2 * ticks &&
+		   sign <= (w & DSCHED_SHARE_SIGN_MASK) >> DSCHED_SHARE_SIGN_SHIFT;
+	return w;
+}
+
+/*
+ * Write group @idx's word if its burst start at @now, on @sign, changed
+ * its window or offset from @was.
+ */
+static inline void dsched_share_publish(struct dsched *s, u32 idx, u32 was,
+					u32 sign, u64 now)
+{
+	const struct dsched_group *g = &s->groups[idx];
+	u32 state = DSCHED_SHARE_FRAC_MASK | DSCHED_SHARE_STEP_MASK |
+		    DSCHED_SHARE_KEPT | DSCHED_SHARE_VALID;
+	u32 w = DSCHED_SHARE_VALID |
+		dsched_widen_steps(g) << DSCHED_SHARE_STEP_SHIFT;
+
+	if (g->flags & DSCHED_G_KEPT)
+		w |= DSCHED_SHARE_KEPT | g->frac;
+	if ((w & state) == (was & state))
+		return;
+	w |= sign << DSCHED_SHARE_SIGN_SHIFT;
+	w |= dsched_share_tag(now) << DSCHED_SHARE_TAG_SHIFT;
+	dsched_store_u32(dsched_share_word(s, idx), w);
+}
+
+/*
+ * The offset of a burst of a shared group (dsched.share) that is armed:
+ * the one kept in its word, or a new draw kept there, so that every
+ * queue's part of the burst holds the same; without sticky, a new draw
+ * unless another queue @decided this burst.  A new draw is taken back
+ * from its share of the window, as the other queues will compute it.
+ */
+static inline u64 dsched_shared_offset(struct dsched *s,
+				       struct dsched_group *g, u32 *slot,
+				       bool wider, bool decided)
+{
+	if (!s->p.sticky && !decided)
+		g->flags &= ~DSCHED_G_KEPT;
+	dsched_sticky_offset(s, g, slot, wider);
+	return dsched_share_offset(s, dsched_window(s, g), g->frac, slot);
+}
+
 static inline void dsched_start_burst(struct dsched *s, u32 idx, u64 now,
 				      u32 slot)
 {
 	struct dsched_group *g = &s->groups[idx];
+	u32 sign = dsched_group_sign(g);
+	bool wider = false, decided;
+	u32 shared;
 	u64 offset;
-	bool wider;
 
-	wider = dsched_follow_timeouts(s, g);
+	shared = dsched_share_adopt(s, idx, now, sign, &decided);
+	if (decided)
+		/* Another queue's core acted on as much: follow it. */
+		g->flags &= ~DSCHED_G_SIGN_MASK;
+	else
+		wider = dsched_follow_timeouts(s, g);
 	if (dsched_disarmed(s, g)) {
 		/* No window: nothing to draw, and no offset to keep. */
 		g->flags &= ~DSCHED_G_KEPT;
 		slot = 0;
 		offset = 0;
+	} else if (s->share) {
+		offset = dsched_shared_offset(s, g, &slot, wider, decided);
 	} else if (s->p.sticky) {
 		offset = dsched_sticky_offset(s, g, &slot, wider);
 	} else {
 		offset = dsched_draw_offset_in(s, dsched_window(s, g), &slot);
 	}
+	if (s->share && !decided)
+		dsched_share_publish(s, idx, shared, sign, now);
+	dsched_raise_sign(g, sign);
 
 	s->st.bursts++;
 	dsched_event_burst(s, idx, offset, slot);
@@ -1476,6 +1616,10 @@ static inline void dsched_apply_params(struct dsched *s, u64 now)
 		}
 	}
 	dsched_bound_held(s, now);
+	/* What the other queues learnt under the old parameters goes too. */
+	if (s->share)
+		for (i = 0; i < s->share_n; i++)
+			dsched_store_u32(&s->share[i], 0);
 }
 
 /* Forget all queued state; the caller has freed the packets. */
@@ -1513,6 +1657,19 @@ static inline void dsched_attach(struct dsched *s,
 	s->heap = heap;
 	s->ngroups = n;
 	dsched_reset(s);
+}
+
+/*
+ * Share what the groups learn with the cores of the device's other TX
+ * queues, through @words, @n of them, a power of 2, or stop with NULL
+ * (see dsched_share_adopt()).  Every core given the same words must
+ * classify with the same hash key.  The words outlive every core that
+ * uses them; the caller zeroes them before the first.
+ */
+static inline void dsched_attach_share(struct dsched *s, u32 *words, u32 n)
+{
+	s->share = words;
+	s->share_n = words ? n : 0;
 }
 
 #endif /* _DSCHED_IMPL_H */
