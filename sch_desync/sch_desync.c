@@ -140,6 +140,27 @@ struct desync_config {
 };
 
 /*
+ * What the desyncs of one device's TX queues share, under mq, mqprio or
+ * taprio: the words of dsched_attach_share() and the hash key that makes
+ * a destination the same group on every queue.  Found by device and the
+ * parent's major handle in desync_shares, under desync_shares_lock; each
+ * qdisc holds a reference from its first change to its destroy.  The
+ * datapaths read and write the words without a lock.
+ */
+struct desync_share {
+	struct list_head	node;
+	const struct net_device	*dev;
+	u32			major;
+	u32			perturbation;
+	unsigned int		users;
+	u32			n;		/* words, a power of 2 */
+	u32			words[];
+};
+
+static LIST_HEAD(desync_shares);
+static DEFINE_MUTEX(desync_shares_lock);
+
+/*
  * core.slot_map, the slots by mark or priority, is replaced whole by
  * change under RTNL and the qdisc lock, so both the datapath (qdisc lock)
  * and dump (RTNL) see one map or the other.
@@ -158,6 +179,9 @@ struct desync_sched_data {
 	u32			stamp_sock_segs[DSCHED_STAMP_SOCKS];
 	struct rb_root_cached	edt_root;	/* waiting for departure times */
 	u32			perturbation;	/* hash seed of the group table */
+	/* What the desyncs of the device's other TX queues learn with it. */
+	struct desync_share	*share;
+	bool			per_txq;	/* desync_per_txq() */
 
 	struct desync_config	cfg;
 
@@ -1080,6 +1104,52 @@ static void desync_reset_qdisc(struct Qdisc *sch)
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 
+/*
+ * The share of the desyncs under the multiqueue parent of @sch, made with
+ * @n words if it is the first; NULL when out of memory.  The first sizes
+ * it by its own groups: queues with other sizes still find a destination
+ * in one word (dsched_share_word()).
+ */
+static struct desync_share *desync_share_get(const struct Qdisc *sch, u32 n)
+{
+	const struct net_device *dev = qdisc_dev(sch);
+	u32 major = TC_H_MAJ(sch->parent);
+	struct desync_share *sh;
+
+	mutex_lock(&desync_shares_lock);
+	list_for_each_entry(sh, &desync_shares, node) {
+		if (sh->dev == dev && sh->major == major) {
+			sh->users++;
+			goto out;
+		}
+	}
+	sh = kvzalloc(struct_size(sh, words, n), GFP_KERNEL_ACCOUNT);
+	if (sh) {
+		sh->dev = dev;
+		sh->major = major;
+		sh->perturbation = get_random_u32();
+		sh->users = 1;
+		sh->n = n;
+		list_add(&sh->node, &desync_shares);
+	}
+out:
+	mutex_unlock(&desync_shares_lock);
+	return sh;
+}
+
+static void desync_share_put(struct desync_share *sh)
+{
+	if (!sh)
+		return;
+	mutex_lock(&desync_shares_lock);
+	if (--sh->users)
+		sh = NULL;
+	else
+		list_del(&sh->node);
+	mutex_unlock(&desync_shares_lock);
+	kvfree(sh);
+}
+
 static void desync_free_tables(struct dsched_group *groups, u32 *heap)
 {
 	kvfree(groups);
@@ -1524,6 +1594,22 @@ static int desync_change(struct Qdisc *sch, struct nlattr *opt,
 		}
 	}
 
+	/*
+	 * The first change joins the other TX queues' desyncs, before any
+	 * packet is hashed: the shared hash key replaces the qdisc's own.
+	 */
+	if (q->per_txq && !q->share) {
+		q->share = desync_share_get(sch, cfg.groups);
+		if (!q->share) {
+			desync_free_tables(new_groups, new_heap);
+			NL_SET_ERR_MSG(extack, "desync: cannot allocate the shared table");
+			err = -ENOMEM;
+			goto free_map;
+		}
+		q->perturbation = q->share->perturbation;
+		dsched_attach_share(&q->core, q->share->words, q->share->n);
+	}
+
 	sch_tree_lock(sch);
 	now = ktime_get_ns();
 	old_groups = q->core.groups;
@@ -1707,6 +1793,30 @@ static int desync_check_parents(const struct Qdisc *sch,
 	return 0;
 }
 
+/*
+ * Whether @sch is one of the desyncs that a multiqueue parent (mq,
+ * mqprio, taprio) keeps, one per TX queue: those share what their groups
+ * learn, so that a burst leaving on several queues starts at one offset
+ * (dsched_attach_share()).  A parent not found is one still in its own
+ * init, and only those create their children with the default qdisc.
+ */
+static bool desync_per_txq(const struct Qdisc *sch)
+{
+	static const char * const multiqueue[] = { "mq", "mqprio", "taprio" };
+	const struct Qdisc *p;
+	unsigned int i;
+
+	if (sch->parent == TC_H_ROOT)
+		return false;
+	p = desync_find_qdisc(qdisc_dev(sch), TC_H_MAJ(sch->parent));
+	if (!p)
+		return true;
+	for (i = 0; i < ARRAY_SIZE(multiqueue); i++)
+		if (!strcmp(p->ops->id, multiqueue[i]))
+			return true;
+	return false;
+}
+
 static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 		       struct netlink_ext_ack *extack)
 {
@@ -1743,6 +1853,7 @@ static int desync_init(struct Qdisc *sch, struct nlattr *opt,
 	err = desync_check_parents(sch, extack);
 	if (err)
 		return err;
+	q->per_txq = desync_per_txq(sch);
 
 	return desync_change(sch, opt, extack);
 }
@@ -1758,6 +1869,9 @@ static void desync_destroy(struct Qdisc *sch)
 	q->core.groups = NULL;
 	q->core.heap = NULL;
 	q->core.ngroups = 0;
+	dsched_attach_share(&q->core, NULL, 0);
+	desync_share_put(q->share);
+	q->share = NULL;
 	kfree(q->core.slot_map.e);
 	q->core.slot_map.e = NULL;
 	q->core.slot_map.len = 0;

@@ -9,7 +9,8 @@
 # window widened by a retransmit timeout, and the signs of congestion
 # (ECN's CWR, a timeout) each burst start reports of the burst before.
 # A desync without arm (arm loss, the default) holds no burst until one
-# carried a loss, then the next one.  Then tools/ops/desyncctl/desync-holds.bt
+# carried a loss, then the next one.  Under mq, one destination's bursts
+# start at one offset on every TX queue.  Then tools/ops/desyncctl/desync-holds.bt
 # (bpftrace) histograms holds and sojourn, where bpftrace is installed.
 #
 # Usage: desync_trace.sh      (root, in the test VM; see selftests/README.md)
@@ -24,6 +25,7 @@ ALL_TESTS="
 	trace_widen_on_timeout
 	trace_timeout_one_resend
 	trace_arm_loss_default
+	trace_mq_one_offset
 	trace_widen_opened_part
 	trace_signs_of_ecn
 	trace_bpftrace_holds
@@ -426,6 +428,67 @@ trace_arm_loss_default()
 	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none loss"
 	assert_cmp "releases traced" "$(trace_fields desync_release held_ns | wc -l)" -ge 1
 	assert_cmp "held packets" "${SNAP[desync:held]}" -ge 1
+}
+
+MQDEV=dsmq0
+MQ_DST=203.0.113.2
+
+# A veth of four TX queues in NS_A, one desync per queue under mq.
+mq_trace_dev()	# DESYNC_OPTS...
+{
+	local i
+
+	ip -n "$NS_A" link add "$MQDEV" numtxqueues 4 numrxqueues 4 type veth \
+		peer name dsmq1 netns "$NS_B" numtxqueues 4 numrxqueues 4 ||
+		{ fail "cannot create a 4-queue veth"; return 1; }
+	defer ip -n "$NS_A" link del "$MQDEV"
+	ip netns exec "$NS_A" sysctl -qw net.ipv6.conf."$MQDEV".disable_ipv6=1
+	ip netns exec "$NS_B" sysctl -qw net.ipv6.conf.dsmq1.disable_ipv6=1
+	if ! { ip -n "$NS_A" addr add 203.0.113.1/24 dev "$MQDEV" &&
+	       ip -n "$NS_A" link set "$MQDEV" up &&
+	       ip -n "$NS_A" neigh replace "$MQ_DST" lladdr 02:d5:00:00:00:06 \
+			dev "$MQDEV" nud permanent &&
+	       ip -n "$NS_B" link set dsmq1 address 02:d5:00:00:00:06 up &&
+	       ip -n "$NS_B" addr add "$MQ_DST/24" dev dsmq1; }; then
+		fail "cannot address $MQDEV"
+		return 1
+	fi
+	tcok qdisc replace dev "$MQDEV" root handle 9: mq || return
+	for i in 1 2 3 4; do
+		tcok qdisc replace dev "$MQDEV" parent "9:$i" handle "9$i:" desync "$@" || return
+	done
+}
+
+# Eight sockets send to one destination at once, so its bursts leave on
+# several TX queues; each queue's desync sees a burst start.  The desyncs
+# of one mq share what a destination learnt: every queue's part of a
+# burst is held by one offset, where each queue drew its own before.
+# Two queues whose first burst starts at the same instant on two CPUs may
+# both draw (dsched_share_adopt()); the next burst takes one draw on
+# both, so the offsets are compared from the second burst on.
+trace_mq_one_offset()
+{
+	local dsts=() i handles offs
+
+	mq_trace_dev arm always idle 50ms offset_max 20ms spread 0 || return
+	trace_on || return
+	for i in 1 2 3 4 5 6 7 8; do
+		dsts+=(-d "$MQ_DST")
+	done
+	psend "${dsts[@]}" -n 1 -k 2 -s 200 > /dev/null || fail "sending failed"
+	nap 0.3
+	echo > "$TRACEFS/trace"
+	psend "${dsts[@]}" -n 3 -k 2 -g 200ms -s 200 > /dev/null || fail "sending failed"
+	nap 0.3
+	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
+	handles=$(trace_fields desync_burst handle | sort -u | wc -l)
+	read -ra offs <<< "$(trace_fields desync_burst offset_ns | tr '\n' ' ')"
+	note "bursts on $handles TX queues, offsets_ns ${offs[*]}"
+	assert_cmp "TX queues that saw a burst start" "$handles" -ge 2
+	assert_cmp "burst starts" "${#offs[@]}" -ge 6
+	assert_cmp "offset of the first burst start (ns)" "${offs[0]:-0}" -gt 0
+	same_offsets 20000000 "${offs[@]}" ||
+		fail "one destination, offsets differ across TX queues: ${offs[*]}"
 }
 
 # widen without slots: the start the timeout redraws falls in the part of
