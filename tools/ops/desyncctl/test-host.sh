@@ -291,8 +291,8 @@ node_exporter_scrape()
 	return 1
 }
 
-# The rules promtool loads, and their unit test: a small series of two
-# hosts of which one must fire each alert.
+# The rules promtool loads, and their unit test: a small series of
+# hosts, each alert fired by one of them.
 rules_check()
 {
 	promtool check rules "$HERE/desync.rules.yml"
