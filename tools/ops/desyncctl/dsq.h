@@ -159,6 +159,12 @@ void dsq_print_json(FILE *f, const struct dsq_list *l);
 void dsq_print_prom(FILE *f, const struct dsq_list *l);
 int dsq_top(struct nl_sock *sk, char *const *devs, int ndev,
 	    double interval, long count);
+/*
+ * One frame of "desyncctl top": the rates of @now against @prev, @secs
+ * apart, as frame @n; @tty clears the screen first.
+ */
+void dsq_top_frame(FILE *f, const struct dsq_list *now,
+		   const struct dsq_list *prev, double secs, long n, bool tty);
 
 /*
  * What "desyncctl doctor" reads.  Files come from under @root ("" on a

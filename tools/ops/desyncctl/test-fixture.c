@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test-fixture.c	made-up qdiscs for test-doctor and test-advise
+ * test-fixture.c	made-up qdiscs for test-doctor, test-advise and test-top
  */
 #include <linux/pkt_sched.h>
 #include <stdlib.h>

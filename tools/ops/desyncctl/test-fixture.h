@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * test-fixture.h	made-up qdiscs for test-doctor and test-advise
+ * test-fixture.h	made-up qdiscs for test-doctor, test-advise and test-top
  *
  * A file of one qdisc a line, "DEV KIND HANDLE PARENT [KEY=VALUE...]"
  * (HANDLE and PARENT as tc writes them, ":1" and "root" included); a line

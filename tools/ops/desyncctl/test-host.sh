@@ -5,6 +5,7 @@
 #
 # desyncctl's tests that need no desync qdisc, run on the host by make
 # check: the three output formats on made-up qdiscs (test-format.c),
+# a frame of top on two samples of them (test-top.c),
 # the reading of netlink strings without their NUL (test-netlink.c),
 # Prometheus text checked by promtool, the shipped rules (promtool check
 # and test rules) and dashboard against a node_exporter scrape, the man
@@ -21,7 +22,8 @@ source "$HERE/../../lib/common.sh"
 # promtool is in Debian's prometheus package; man-db renders the page.
 need_pkgs libnl-3-dev libnl-route-3-dev pkg-config prometheus man-db groff-base \
 	python3-yaml
-make -s -C "$HERE" desyncctl test-format test-netlink test-doctor test-advise || die "building desyncctl failed"
+make -s -C "$HERE" desyncctl test-format test-netlink test-doctor test-advise test-top ||
+	die "building desyncctl failed"
 
 CTL=$HERE/desyncctl
 FMT=$HERE/test-format
@@ -913,6 +915,37 @@ advise_cli()
 	[ "$rc" -eq 3 ] || { echo "advise usage error: exit $rc, want 3"; return 1; }
 }
 
+# ------------------------------------------------------------------- top
+
+# HOLD_AVG is the mean hold of a held burst, as doctor and advise take
+# it: every burst start with arm always; with arm loss the smaller of
+# held packets and burst starts, not every burst start, which would
+# read 8001:'s 20 holds of 2 ms in 600 burst starts as 0.067 ms; "-"
+# where nothing was held (8003:), not 0.  8004: held more packets than
+# it started bursts: the bound is every burst start.
+top_hold_avg()
+{
+	cat > "$TMPD/top.q" <<-'EOS'
+	eth0 mq 1: root
+	eth0 desync 8001: 1:1 arm=loss bursts=1000 held=0 hold_time=0
+	eth0 desync 8002: 1:2 arm=always bursts=1000 held=9000 hold_time=2000000000
+	eth0 desync 8003: 1:3 arm=loss bursts=1000
+	eth0 desync 8004: 1:4 arm=loss bursts=1000 held=2000 hold_time=1000000000
+	--
+	eth0 desync 8001: 1:1 arm=loss bursts=1600 held=20 hold_time=40000000
+	eth0 desync 8002: 1:2 arm=always bursts=1600 held=14400 hold_time=3200000000
+	eth0 desync 8003: 1:3 arm=loss bursts=1600
+	eth0 desync 8004: 1:4 arm=loss bursts=1600 held=3000 hold_time=1120000000
+	EOS
+	"$HERE/test-top" "$TMPD/top.q" > "$TMPD/top.out" || return 1
+	has_lines "$TMPD/top.out" \
+		'DEV             HANDLE  PARENT    BURSTS/s   HELD ACTIVE   HOLD_AVG      CE/s   DROPS/s   BACKLOG' \
+		'eth0            8001:   1:1           60.0      0      0    2.000ms       0.0       0.0        0p' \
+		'eth0            8002:   1:2           60.0      0      0    2.000ms       0.0       0.0        0p' \
+		'eth0            8003:   1:3           60.0      0      0          -       0.0       0.0        0p' \
+		'eth0            8004:   1:4           60.0      0      0    0.200ms       0.0       0.0        0p'
+}
+
 # The completion, sourced in a bash of its own: COMPREPLY for the words
 # typed so far, device names from a made-up /sys/class/net.
 completion()
@@ -932,7 +965,7 @@ completion()
 }
 
 echo "TAP version 13"
-echo "1..43"
+echo "1..44"
 run prom_valid
 run prom_values
 run json_valid
@@ -975,6 +1008,7 @@ run advise_arm_widen
 run advise_armed_cost
 run advise_json
 run advise_cli
+run top_hold_avg
 run completion
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

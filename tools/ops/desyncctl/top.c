@@ -4,7 +4,7 @@
  *
  * Each frame compares two dumps an interval apart: bursts, CE marks and
  * drops per second, the groups held and active now, and the mean hold of
- * the bursts that ended in the interval.  On a terminal the frame is
+ * the bursts held in the interval.  On a terminal the frame is
  * redrawn in place; into a pipe frames follow one another, which is what
  * tests and logs want.
  */
@@ -30,22 +30,34 @@ static double rate(uint64_t now, uint64_t then, double secs)
 	return now >= then ? (double)(now - then) / secs : 0.0;
 }
 
+/*
+ * The mean hold of a held burst in the interval, as doctor and advise
+ * take it: with arm always every burst start is held; with arm loss or
+ * timeout only armed groups hold, and over every burst start the many
+ * not held would dilute it.  The module counts held packets, not held
+ * bursts, so dsq_held_bursts_max() bounds those from above and the mean
+ * from below.  "-" when nothing was held, or a counter went back (the
+ * qdisc was replaced under the same handle).
+ */
 static void hold_avg(char *buf, size_t len, const struct dsq *d,
 		     const struct dsq *p)
 {
 	uint64_t bursts = d->xs.bursts - p->xs.bursts;
+	uint64_t held = d->xs.held - p->xs.held;
 	uint64_t ns = d->xs.hold_time - p->xs.hold_time;
+	uint64_t n = dsq_holds_every_burst(d) ? bursts :
+		     dsq_held_bursts_max(bursts, held);
 
 	/* hold_time grows when a hold ends; a burst counts when it starts */
-	if (!bursts || d->xs.hold_time < p->xs.hold_time)
+	if (!n || d->xs.bursts < p->xs.bursts || d->xs.held < p->xs.held ||
+	    d->xs.hold_time < p->xs.hold_time)
 		snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, "%.3fms", (double)ns / bursts / 1e6);
+		snprintf(buf, len, "%.3fms", (double)ns / n / 1e6);
 }
 
-static void draw_frame(FILE *f, const struct dsq_list *now,
-		       const struct dsq_list *prev, double secs, long n,
-		       bool tty)
+void dsq_top_frame(FILE *f, const struct dsq_list *now,
+		   const struct dsq_list *prev, double secs, long n, bool tty)
 {
 	size_t i;
 
@@ -118,7 +130,7 @@ int dsq_top(struct nl_sock *sk, char *const *devs, int ndev,
 			break;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t_now);
-		draw_frame(stdout, &now, &prev, elapsed(&t_prev, &t_now), n, tty);
+		dsq_top_frame(stdout, &now, &prev, elapsed(&t_prev, &t_now), n, tty);
 		dsq_list_free(&prev);
 		prev = now;
 		t_prev = t_now;
