@@ -33,6 +33,10 @@
  *    its bursts carried that sign of a collision; its window then opens
  *    at offset_max and narrows back to no hold by chance, so jobs whose
  *    bursts never collide pay no hold.
+ *  - Under mq, mqprio or taprio the desyncs of the TX queues share what
+ *    their groups learn (window, kept offset), one word per group read
+ *    and written without a lock, so that a destination's burst that
+ *    leaves on several queues starts at one offset.
  *  - With group_by mark or prio, a slot map gives the bursts of chosen
  *    marks or priorities (jobs sharing the host) their own slot, as a
  *    planner assigns them; the other groups keep 'slot'.
