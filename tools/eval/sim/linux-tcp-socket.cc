@@ -13,6 +13,7 @@
 #include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-option-sack.h"
 #include "ns3/tcp-option-ts.h"
+#include "ns3/tcp-prr-recovery.h"
 #include "ns3/tcp-recovery-ops.h"
 #include "ns3/tcp-rx-buffer.h"
 #include "ns3/tcp-tx-buffer.h"
@@ -82,6 +83,9 @@ Ptr<Socket> LinuxTcpSocket::Create(Ptr<Node> node)
 	s->SetRtt(f.Create<RttEstimator>());
 	f.SetTypeId(cc.Get());
 	s->SetCongestionControlAlgorithm(f.Create<TcpCongestionOps>());
+	/* Linux's PRR where ns-3's is asked for (its default). */
+	if (recovery.Get() == TcpPrrRecovery::GetTypeId())
+		recovery.Set(LinuxPrrRecovery::GetTypeId());
 	f.SetTypeId(recovery.Get());
 	s->SetRecoveryAlgorithm(f.Create<TcpRecoveryOps>());
 	/* Delivers its segments and forked children as CreateSocket()'s. */
@@ -402,6 +406,8 @@ void LinuxTcpSocket::ReceivedAck(Ptr<Packet> p, const TcpHeader &th)
 	SequenceNumber32 ack = th.GetAckNumber();
 	bool dupack = ack == una && !p->GetSize() && !th.HasOption(TcpOption::SACK);
 
+	if (Ptr<LinuxPrrRecovery> prr = DynamicCast<LinuxPrrRecovery>(m_recoveryOps))
+		prr->AckArrives(m_txBuffer);
 	TcpSocketBase::ReceivedAck(p, th);
 	if (m_state == CLOSED || m_state == TIME_WAIT)
 		return;
@@ -416,6 +422,93 @@ void LinuxTcpSocket::ReceivedAck(Ptr<Packet> p, const TcpHeader &th)
 	ProcessTlpAck(ack, ack > una, dupack);
 	if (ack > una)
 		ScheduleLossProbe(true);
+}
+
+/* ---- the window reduction (net/ipv4/tcp_input.c) ---- */
+
+NS_OBJECT_ENSURE_REGISTERED(LinuxPrrRecovery);
+
+TypeId LinuxPrrRecovery::GetTypeId()
+{
+	static TypeId tid = TypeId("ns3::LinuxPrrRecovery")
+				    .SetParent<TcpClassicRecovery>()
+				    .AddConstructor<LinuxPrrRecovery>()
+				    .SetGroupName("Internet");
+	return tid;
+}
+
+std::string LinuxPrrRecovery::GetName() const
+{
+	return "LinuxPrrRecovery";
+}
+
+Ptr<TcpRecoveryOps> LinuxPrrRecovery::Fork()
+{
+	return CopyObject<LinuxPrrRecovery>(this);
+}
+
+void LinuxPrrRecovery::AckArrives(Ptr<const TcpTxBuffer> tx)
+{
+	m_tx = tx;
+	m_lostBefore = tx->GetLost();
+}
+
+/*
+ * tcp_init_cwnd_reduction(), then the reduction of the ACK that began
+ * it.  TcpSocketBase enters CWR before it processes the ACK, whose
+ * reduction it then asks for as in CWR (tcp_cong_control() once per
+ * ACK); it enters fast recovery while processing the ACK, and asks for
+ * none after.
+ */
+void LinuxPrrRecovery::EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t, uint32_t,
+				     uint32_t deliveredBytes)
+{
+	m_prrDelivered = 0;
+	m_prrOut = 0;
+	m_priorCwnd = std::max<uint32_t>(tcb->m_cWnd, 1);
+	m_una = tcb->m_lastAckedSeq;
+	if (tcb->m_congState != TcpSocketState::CA_CWR)
+		Reduce(tcb, deliveredBytes);
+}
+
+/* tcp_cwnd_reduction(): nothing without newly delivered data. */
+void LinuxPrrRecovery::DoRecovery(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes)
+{
+	if (deliveredBytes)
+		Reduce(tcb, deliveredBytes);
+}
+
+void LinuxPrrRecovery::Reduce(Ptr<TcpSocketState> tcb, uint32_t delivered)
+{
+	int64_t mss = tcb->m_segmentSize;
+	int64_t inFlight = tcb->m_bytesInFlight;
+	int64_t delta = static_cast<int64_t>(tcb->m_ssThresh) - inFlight;
+	bool advanced = tcb->m_lastAckedSeq > m_una;
+	bool newlyLost = m_tx && m_tx->GetLost() > m_lostBefore;
+	int64_t sndcnt;
+
+	m_una = std::max(m_una, tcb->m_lastAckedSeq);
+	m_prrDelivered += delivered;
+	if (delta < 0) {
+		uint64_t dividend = static_cast<uint64_t>(tcb->m_ssThresh) * m_prrDelivered +
+				    m_priorCwnd - 1;
+
+		sndcnt = static_cast<int64_t>(dividend / m_priorCwnd) - m_prrOut;
+	} else {
+		sndcnt = std::max<int64_t>(static_cast<int64_t>(m_prrDelivered) - m_prrOut, delivered);
+		if (advanced && !newlyLost)
+			sndcnt += mss;
+		sndcnt = std::min(delta, sndcnt);
+	}
+	/* Force a fast retransmit upon entering fast recovery. */
+	sndcnt = std::max<int64_t>(sndcnt, m_prrOut ? 0 : mss);
+	tcb->m_cWnd = static_cast<uint32_t>(std::max<int64_t>(inFlight + sndcnt, 0));
+	tcb->m_cWndInfl = tcb->m_cWnd;
+}
+
+void LinuxPrrRecovery::UpdateBytesSent(uint32_t bytesSent)
+{
+	m_prrOut += bytesSent;
 }
 
 /* ---- RACK (net/ipv4/tcp_recovery.c) ---- */

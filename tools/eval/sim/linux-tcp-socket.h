@@ -16,6 +16,7 @@
 
 #include <map>
 
+#include "ns3/tcp-recovery-ops.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/traced-callback.h"
 #include "ns3/traced-value.h"
@@ -24,6 +25,46 @@ namespace ns3
 {
 
 class Node;
+class TcpTxBuffer;
+
+/*
+ * Linux 6.1's window reduction in CWR and fast recovery
+ * (tcp_init_cwnd_reduction(), tcp_cwnd_reduction()): proportional rate
+ * reduction whose bound, once in flight is below ssthresh, is what was
+ * delivered since the reduction began and not yet sent again, plus one
+ * segment when the ACK advanced snd_una and marked no new loss.  ns-3's
+ * TcpPrrRecovery bounds it by the ACK's own delivery alone, as Linux did
+ * before 5.19 ("tcp: improve PRR loss recovery"): a sender with no data
+ * left to send then shrinks its window to what the last ACK covered,
+ * where Linux keeps ssthresh.
+ */
+class LinuxPrrRecovery : public TcpClassicRecovery
+{
+  public:
+	static TypeId GetTypeId();
+	LinuxPrrRecovery() = default;
+	LinuxPrrRecovery(const LinuxPrrRecovery &r) = default;
+
+	std::string GetName() const override;
+	void EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t dupAckCount, uint32_t unAckDataCount,
+			   uint32_t deliveredBytes) override;
+	void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes) override;
+	void UpdateBytesSent(uint32_t bytesSent) override;
+	Ptr<TcpRecoveryOps> Fork() override;
+
+	/* An ACK arrives for the socket whose scoreboard is @tx. */
+	void AckArrives(Ptr<const TcpTxBuffer> tx);
+
+  private:
+	void Reduce(Ptr<TcpSocketState> tcb, uint32_t delivered);
+
+	uint32_t m_prrDelivered = 0;	/* bytes, as tp->prr_delivered */
+	uint32_t m_prrOut = 0;		/* tp->prr_out */
+	uint32_t m_priorCwnd = 0;	/* tp->prior_cwnd */
+	SequenceNumber32 m_una;		/* snd_una at the last reduction */
+	Ptr<const TcpTxBuffer> m_tx;
+	uint32_t m_lostBefore = 0;	/* m_tx's lost bytes before this ACK */
+};
 
 class LinuxTcpSocket : public TcpSocketBase
 {

@@ -6,11 +6,14 @@
  * The sender writes four messages: one segment just after the handshake
  * (Q), 20 segments to take the RTT and leave quickack mode (A), 20
  * segments whose transmissions --drop names (B), and 100 ms after B is
- * acknowledged one segment more (C).  One JSON object tells when each
- * of B's segments left and when the ACKs came, for tcp-unit.sh to hold
- * against Linux's formulas.  --ce-c marks C's segment CE on arrival.
+ * acknowledged one segment more (C; --segs-c=N: N segments).  One JSON
+ * object tells when each of B's segments left and when the ACKs came,
+ * for tcp-unit.sh to hold against Linux's formulas.  --ce-c marks C's
+ * segment CE on arrival, --ce-b=SEG the first transmission of B's
+ * segment SEG.
  *
- * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] [--ce-c] [--drop=SEG:NTH,...]
+ * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] [--ce-c] [--ce-b=SEG]
+ *                 [--segs-c=N] [--drop=SEG:NTH,...]
  */
 #include <cstdlib>
 #include <iostream>
@@ -35,6 +38,7 @@ namespace {
 
 const uint32_t kMss = 1448;
 const uint32_t kSegsB = 20;
+uint32_t g_segsC = 1;
 
 /*
  * Drops the @nth transmission of segment @seg (1-based) of message B, on
@@ -47,6 +51,7 @@ class DropSegments : public ErrorModel
 	uint32_t firstB = 0;	/* relative sequence number of B's first byte */
 	std::map<uint32_t, uint32_t> sent;
 	bool ceC = false;	/* mark C's segment CE, as a switch would */
+	uint32_t ceB = 0;	/* mark this segment of B CE, its first transmission */
 
   private:
 	bool DoCorrupt(Ptr<Packet> p) override
@@ -65,7 +70,7 @@ class DropSegments : public ErrorModel
 		if (rel < firstB)
 			return false;
 		uint32_t seg = (rel - firstB) / kMss + 1;
-		if (ceC && seg == kSegsB + 1) {
+		if ((ceC && seg == kSegsB + 1) || (seg == ceB && !sent[seg])) {
 			p->RemoveHeader(ppp);
 			p->RemoveHeader(ip);
 			ip.SetEcn(Ipv4Header::ECN_CE);
@@ -82,7 +87,7 @@ struct Run {
 	Ptr<DropSegments> em;
 	uint64_t bytes = 0;	/* written so far */
 	uint64_t acked = 0;
-	Time sentQ, sentC, ackQ, ackC, startB, doneB;
+	Time sentQ, sentC, ackQ, ackC, startB, doneB, writeC;
 	bool inB = false;
 	std::vector<std::pair<Time, uint32_t>> sendsB;	/* time, segment */
 	std::vector<Time> acksB;
@@ -112,7 +117,7 @@ void OnTx(Ptr<const Packet> p, const TcpHeader &th, Ptr<const TcpSocketBase>)
 			g_run.srttAtResend.push_back(g_run.srtt);
 		g_run.sendsB.push_back({ Simulator::Now(), (rel - g_run.em->firstB) / kMss + 1 });
 	}
-	if (rel == g_run.bytes - kMss && g_run.bytes == g_run.em->firstB + (kSegsB + 1) * kMss)
+	if (rel == g_run.bytes - kMss && g_run.bytes == g_run.em->firstB + (kSegsB + g_segsC) * kMss)
 		g_run.sentC = Simulator::Now();
 }
 
@@ -127,7 +132,10 @@ void OnAck(SequenceNumber32, SequenceNumber32 ack)
 		if (rel == g_run.em->firstB + kSegsB * kMss) {
 			g_run.inB = false;
 			g_run.doneB = Simulator::Now();
-			Simulator::Schedule(MilliSeconds(100), &Write, 1);
+			Simulator::Schedule(MilliSeconds(100), +[]() {
+				g_run.writeC = Simulator::Now();
+				Write(g_segsC);
+			});
 		}
 	}
 	if (!g_run.sentC.IsZero() && rel == g_run.bytes)
@@ -165,6 +173,7 @@ int main(int argc, char **argv)
 	std::string tcp = "linux", drops;
 	uint64_t rttUs = 5000, phaseUs = 0;
 	bool ceC = false;
+	uint32_t ceB = 0;
 
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
@@ -177,11 +186,17 @@ int main(int argc, char **argv)
 			phaseUs = std::atoll(a.c_str() + 8);
 		} else if (a == "--ce-c") {
 			ceC = true;
+		} else if (a.rfind("--ce-b=", 0) == 0 && std::atoi(a.c_str() + 7) >= 1 &&
+			   std::atoi(a.c_str() + 7) <= static_cast<int>(kSegsB)) {
+			ceB = std::atoi(a.c_str() + 7);
+		} else if (a.rfind("--segs-c=", 0) == 0 && std::atoi(a.c_str() + 9) >= 1 &&
+			   std::atoi(a.c_str() + 9) <= 100) {
+			g_segsC = std::atoi(a.c_str() + 9);
 		} else if (a.rfind("--drop=", 0) == 0) {
 			drops = a.substr(7);
 		} else {
 			std::cerr << "usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] "
-				     "[--ce-c] [--drop=SEG:NTH,...]\n";
+				     "[--ce-c] [--ce-b=SEG] [--segs-c=N] [--drop=SEG:NTH,...]\n";
 			return 2;
 		}
 	}
@@ -207,6 +222,7 @@ int main(int argc, char **argv)
 
 	g_run.em = CreateObject<DropSegments>();
 	g_run.em->ceC = ceC;
+	g_run.em->ceB = ceB;
 	if (!ParseDrops(drops, &g_run.em->drop)) {
 		std::cerr << "tcp-unit: bad --drop \"" << drops << "\"\n";
 		return 2;
@@ -263,6 +279,7 @@ int main(int argc, char **argv)
 	js << "{\"tcp\": \"" << tcp << "\", \"rtt_us\": " << rttUs
 	   << ", \"ack_q_us\": " << Us(g_run.ackQ - g_run.sentQ)
 	   << ", \"ack_c_us\": " << (g_run.ackC.IsZero() ? -1 : Us(g_run.ackC - g_run.sentC))
+	   << ", \"done_c_us\": " << (g_run.ackC.IsZero() ? -1 : Us(g_run.ackC - g_run.writeC))
 	   << ", \"rtos\": " << g_run.rtos
 	   << ", \"done_b_us\": " << (g_run.doneB.IsZero() ? -1 : Us(g_run.doneB - g_run.startB))
 	   << ", \"sends_b\": [";

@@ -45,10 +45,13 @@ below()
 	fi
 }
 
-# Python expression $2 over the JSON object of a tcp-unit run with $1.
+# Python expression $2 over the JSON object of a tcp-unit run with the
+# options $1 (words).
 run()
 {
-	"$UNIT" --tcp="$TCP" --rtt=$RTT_US --phase=$PHASE_US ${1:+"$1"} |
+	local opts
+	read -ra opts <<<"$1"
+	"$UNIT" --tcp="$TCP" --rtt=$RTT_US --phase=$PHASE_US "${opts[@]}" |
 		/usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); print(round(eval(sys.argv[1])))' "$2"
 }
 
@@ -72,6 +75,16 @@ check "lone segment ACKed after the delayed-ACK timeout" \
 # dctcp_ece_ack_update() has it ACKed at once.
 below "a CE mark that changes DCTCP's CE state is ACKed at once" \
 	"$(run --ce-c "j['ack_c_us'] - j['rtt_us']")" 100
+
+# B's second segment marked CE: its echo cuts the window (CWR) once B
+# has all left, and the reduction lasts until an ACK beyond B, which
+# only C can bring.  Linux's PRR (tcp_cwnd_reduction(), since 5.19)
+# counts what the rest of B delivers meanwhile, so the window stays at
+# ssthresh and C's 10 segments leave together 100 ms later, ACKed in one
+# round trip.  Bounded by each ACK's own delivery, the window falls to
+# what B's last ACK covered, and C waits for delayed ACKs.
+check "a message after a window cut in an idle tail leaves in one round trip" \
+	"$(run "--ce-b=2 --segs-c=10" "j['done_c_us']")" $RTT_US
 
 # Resend K of B (0 the first): when it left after B's start, the last
 # ACK before it, and in jiffies the RTO that __tcp_set_rto() gives the
