@@ -241,6 +241,7 @@ struct dsched_stats {
 	u64		held;
 	u64		hold_time_ns;
 	u64		early_release;
+	u64		held_bursts;	/* burst starts held, offset > 0 */
 };
 
 struct dsched {

@@ -1145,6 +1145,7 @@ static inline void dsched_start_burst(struct dsched *s, u32 idx, u64 now,
 		dsched_activate(s, idx, now);
 		return;
 	}
+	s->st.held_bursts++;
 	g->state = DSCHED_HELD;
 	g->hold_ns = (u32)offset;
 	g->release_ns = now + offset;

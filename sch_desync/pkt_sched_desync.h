@@ -109,6 +109,7 @@ struct tc_desync_xstats {
 	__u64	throttled;	/* packets that waited for their EDT timestamp */
 	__u32	groups_active;	/* groups with packets, not held */
 	__u32	groups_held;	/* groups held now */
+	__u64	held_bursts;	/* burst starts held (offset > 0) */
 };
 
 #endif /* _UAPI_PKT_SCHED_DESYNC_H */

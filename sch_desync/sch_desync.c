@@ -1982,6 +1982,7 @@ static int desync_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	st.throttled = q->stat_edt_wait;
 	st.groups_active = q->core.groups_active;
 	st.groups_held = q->core.groups_held;
+	st.held_bursts = q->core.st.held_bursts;
 	sch_tree_unlock(sch);
 
 	return gnet_stats_copy_app(d, &st, sizeof(st));

@@ -340,6 +340,61 @@ static void test_arm_marks_only_armed(void)
 	sim_free(&sim);
 }
 
+/*
+ * held_bursts counts the burst starts that were held, not every start:
+ * with arm loss most starts go at once.  Bursts of three packets, so
+ * that neither held (packets) nor bursts (starts) is the count.  Each
+ * hold ends at its release time, so hold_time / held_bursts is the mean
+ * of the offsets drawn, and of the holds the release events report.
+ */
+static void test_arm_held_bursts(void)
+{
+	u64 t = 10 * MS, sum = 0, rel;
+	u32 i, j, n = 0, starts = 0;
+	struct dsched_group *g;
+	struct sim sim;
+
+	arm_init(&sim, 2, 56, DESYNC_ARM_LOSS, 3);
+	sim.s.p.sticky = 0;
+	memset(&ev, 0, sizeof(ev));
+	for (i = 0; i < 60; i++) {
+		u32 idx = i % 2;
+
+		g = &sim.s.groups[idx];
+		/* Group 0 arms after its 10th burst; group 1 never does. */
+		if (idx == 0 && i >= 20)
+			dsched_note_loss(&sim.s, 0, false);
+		t += 500 * MS;
+		for (j = 0; j < 3; j++)
+			sim_enqueue(&sim, idx, 1000, t);
+		starts++;
+		rel = t;
+		if (g->state == DSCHED_HELD) {
+			CHECK(ev.last_offset == g->hold_ns);
+			rel = g->release_ns;
+			sum += g->hold_ns;
+			n++;
+		}
+		CHECK(sim.s.st.held_bursts == n);
+		CHECK(sim_dequeue(&sim, rel, NULL, NULL) == idx);
+		while (sim_dequeue(&sim, rel, NULL, NULL) != DSCHED_NONE)
+			;
+		CHECK(g->state == DSCHED_IDLE);
+		check_invariants(&sim);
+	}
+	/* Every start of group 0 after the loss, none before, none of 1. */
+	CHECK(n == 20);
+	CHECK(sim.s.st.bursts == starts && starts == 60);
+	CHECK(sim.s.st.held == 3 * n);
+	CHECK(sim.s.st.held_bursts == n && ev.releases == n);
+	CHECK(sim.s.st.hold_time_ns == sum && ev.held_sum == sum);
+	CHECK(sim.s.st.held_bursts &&
+	      sim.s.st.hold_time_ns / sim.s.st.held_bursts == sum / n);
+	/* The bound monitoring used before: neither term is the count. */
+	CHECK(sim.s.st.bursts != n && sim.s.st.held != n);
+	sim_free(&sim);
+}
+
 static const struct test tests[] = {
 	{ "arm_loss", test_arm_loss },
 	{ "arm_timeout", test_arm_timeout },
@@ -347,6 +402,7 @@ static const struct test tests[] = {
 	{ "arm_always_unchanged", test_arm_always_unchanged },
 	{ "arm_asks_loss", test_arm_asks_loss },
 	{ "arm_marks_only_armed", test_arm_marks_only_armed },
+	{ "arm_held_bursts", test_arm_held_bursts },
 };
 
 int main(void)
