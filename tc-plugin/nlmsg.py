@@ -37,8 +37,9 @@ TCA_KIND, TCA_OPTIONS, TCA_STATS2 = 1, 2, 7
 TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
 TC_H_ROOT = 0xffffffff
 
-# struct tc_desync_xstats: eight __u64 then two __u32
-XSTATS_FMT = '=8Q2I'
+# struct tc_desync_xstats: eight __u64, two __u32, then held_bursts
+XSTATS_FMT = '=8Q2IQ'
+XSTATS_FIELDS = 11
 
 
 def read_header():
@@ -118,7 +119,7 @@ def build_qdisc(path, args):
         else:
             sys.exit('nlmsg.py: unknown key ' + key)
 
-    xstats += [0] * (10 - len(xstats))
+    xstats += [0] * (XSTATS_FIELDS - len(xstats))
     app = struct.pack(XSTATS_FMT, *xstats)
     if xstats_len is not None:
         app = (app + b'\0' * xstats_len)[:xstats_len]

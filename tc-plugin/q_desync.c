@@ -13,6 +13,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -284,7 +285,9 @@ static int desync_print_xstats(struct qdisc_util *qu, FILE *f,
 
 	/*
 	 * The struct only grows at its end: an older kernel sends a prefix
-	 * (the rest reads as zero), a newer one more than we know.
+	 * (the rest reads as zero), a newer one more than we know.  A field
+	 * an older kernel has no counter for is not printed, rather than
+	 * printed as 0: held_bursts (kernels before it sent 72 bytes).
 	 */
 	len = RTA_PAYLOAD(xstats);
 	if (len > sizeof(st))
@@ -308,6 +311,10 @@ static int desync_print_xstats(struct qdisc_util *qu, FILE *f,
 		   st.groups_active);
 	print_uint(PRINT_ANY, "groups_held", " groups_held %u",
 		   st.groups_held);
+	if (len >= offsetof(struct tc_desync_xstats, held_bursts) +
+		   sizeof(st.held_bursts))
+		print_lluint(PRINT_ANY, "held_bursts", " held_bursts %llu",
+			     st.held_bursts);
 
 	return 0;
 }

@@ -70,7 +70,7 @@ EOF
 }
 
 HEAD="qdisc desync 8001: dev lo root"
-XS_ALL="xstats=1,2,3000,4,5,6,7,8,9,10"
+XS_ALL="xstats=1,2,3000,4,5,6,7,8,9,10,11"
 
 # --- the example of the documentation ------------------------------------
 
@@ -80,7 +80,7 @@ dump limit=10000 group_by=0 groups=1024 idle=2000 offset_max=20000 slots=1 \
 text "options as text" 1 \
 	"$HEAD limit 10000p group_by dst groups 1024 idle 2ms offset_max 20ms slots 1 slot random seed 123 hold_limit 256p ce_threshold 1ms ce_backlog 44p spread 25% bypass_prio 3,5 widen 7 "
 text "xstats as text" 4 \
-	" bursts 1 held 2 hold_time 3us early_release 4 ce_mark 5 drop_overlimit 6 bypass 7 throttled 8 groups_active 9 groups_held 10"
+	" bursts 1 held 2 hold_time 3us early_release 4 ce_mark 5 drop_overlimit 6 bypass 7 throttled 8 groups_active 9 groups_held 10 held_bursts 11"
 json "options as JSON" 'o == {"limit": 10000, "group_by": "dst",
 	"groups": 1024, "idle": 2000, "offset_max": 20000, "slots": 1,
 	"slot": "random", "seed": "123", "hold_limit": 256,
@@ -89,9 +89,10 @@ json "options as JSON" 'o == {"limit": 10000, "group_by": "dst",
 json "xstats as JSON at the qdisc level" \
 	'{k: q[k] for k in ("bursts", "held", "hold_time", "early_release",
 	"ce_mark", "drop_overlimit", "bypass", "throttled", "groups_active",
-	"groups_held")} == {"bursts": 1, "held": 2, "hold_time": 3000,
-	"early_release": 4, "ce_mark": 5, "drop_overlimit": 6, "bypass": 7,
-	"throttled": 8, "groups_active": 9, "groups_held": 10}'
+	"groups_held", "held_bursts")} == {"bursts": 1, "held": 2,
+	"hold_time": 3000, "early_release": 4, "ce_mark": 5,
+	"drop_overlimit": 6, "bypass": 7, "throttled": 8, "groups_active": 9,
+	"groups_held": 10, "held_bursts": 11}'
 json "tc's own stats stay intact" \
 	'q["kind"] == "desync" and q["bytes"] == 123456 and q["packets"] == 789'
 
@@ -168,7 +169,7 @@ json "newer kernel: unknown arm value in JSON" 'o == {"limit": 7, "arm": "9"}'
 
 dump xstats=0,0,1500000000
 text "long hold_time" 4 \
-	" bursts 0 held 0 hold_time 1.5s early_release 0 ce_mark 0 drop_overlimit 0 bypass 0 throttled 0 groups_active 0 groups_held 0"
+	" bursts 0 held 0 hold_time 1.5s early_release 0 ce_mark 0 drop_overlimit 0 bypass 0 throttled 0 groups_active 0 groups_held 0 held_bursts 0"
 json "hold_time is an integer of nanoseconds" 'q["hold_time"] == 1500000000'
 
 # --- other kernels ----------------------------------------------------------
@@ -177,11 +178,28 @@ dump limit=7 "$XS_ALL" xstats_len=64
 text "older kernel: shorter xstats" 4 \
 	" bursts 1 held 2 hold_time 3us early_release 4 ce_mark 5 drop_overlimit 6 bypass 7 throttled 8 groups_active 0 groups_held 0"
 json "older kernel: shorter xstats in JSON" \
-	'q["throttled"] == 8 and q["groups_active"] == 0 and q["groups_held"] == 0'
+	'q["throttled"] == 8 and q["groups_active"] == 0 and
+	q["groups_held"] == 0 and "held_bursts" not in q'
+
+dump limit=7 "$XS_ALL" xstats_len=72
+text "kernel before held_bursts: no held_bursts" 4 \
+	" bursts 1 held 2 hold_time 3us early_release 4 ce_mark 5 drop_overlimit 6 bypass 7 throttled 8 groups_active 9 groups_held 10"
+json "kernel before held_bursts: no held_bursts key in JSON" \
+	'q["groups_held"] == 10 and "held_bursts" not in q'
+
+dump limit=7 "$XS_ALL" xstats_len=79
+json "a held_bursts cut short is not printed" \
+	'q["groups_held"] == 10 and "held_bursts" not in q'
 
 dump limit=7 "$XS_ALL" xstats_len=80
+text "kernel with held_bursts: held_bursts last" 4 \
+	" bursts 1 held 2 hold_time 3us early_release 4 ce_mark 5 drop_overlimit 6 bypass 7 throttled 8 groups_active 9 groups_held 10 held_bursts 11"
+json "kernel with held_bursts: held_bursts in JSON" \
+	'q["held_bursts"] == 11 and q["groups_held"] == 10'
+
+dump limit=7 "$XS_ALL" xstats_len=88
 json "newer kernel: longer xstats" \
-	'q["groups_held"] == 10 and q["bursts"] == 1'
+	'q["held_bursts"] == 11 and q["groups_held"] == 10 and q["bursts"] == 1'
 
 dump limit=7 group_by=9 attr19=5 attr40=6
 text "newer kernel: unknown attribute and grouping" 1 \
