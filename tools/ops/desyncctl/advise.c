@@ -141,6 +141,12 @@ struct dev_sum {
 	uint32_t	parent;		/* of the first */
 	uint64_t	bursts, held, hold_time, early, ce_mark, drops;
 	uint64_t	life_bursts, life_held, life_hold_time;
+	/*
+	 * Burst starts held (dsq_held_bursts()): exact when every qdisc of
+	 * the device reports held_bursts, else partly a bound from above.
+	 */
+	uint64_t	held_bursts, life_held_bursts;
+	bool		exact, life_exact;
 	uint64_t	offset_max, hold_limit, limit;	/* the largest */
 	uint64_t	widen;				/* the smallest */
 	bool		random;				/* on all of them */
@@ -155,6 +161,8 @@ struct dev_sum {
 /* The whole host over the interval */
 struct host_sum {
 	uint64_t	bursts, held, hold_time, ce_mark;
+	uint64_t	held_bursts;	/* exact when @exact */
+	bool		exact;
 	bool		always;		/* as struct dev_sum's, of any device */
 	uint32_t	arm;		/* the first device's */
 };
@@ -185,6 +193,7 @@ static size_t sum_devs(const struct dsq_advise_in *in, struct dev_sum **out)
 		const struct dsq *d = &l->v[i], *b = dsq_list_find(in->before, d);
 		static const struct dsq zero = { .has_xs = true };
 		struct dev_sum *s;
+		bool exact;
 
 		if (!dev_wanted(in, d->dev) || !d->has_xs)
 			continue;
@@ -201,8 +210,14 @@ static size_t sum_devs(const struct dsq_advise_in *in, struct dev_sum **out)
 			s->widen = d->opt[TCA_DESYNC_WIDEN];
 			s->random = true;
 			s->arm = d->opt[TCA_DESYNC_ARM];
+			s->exact = true;
+			s->life_exact = true;
 		}
 		s->nq++;
+		s->held_bursts += dsq_held_bursts(d, b == &zero ? NULL : b, &exact);
+		s->exact &= exact;
+		s->life_held_bursts += dsq_held_bursts(d, NULL, &exact);
+		s->life_exact &= exact;
 		s->bursts += grew(d->xs.bursts, b->xs.bursts);
 		s->held += grew(d->xs.held, b->xs.held);
 		s->hold_time += grew(d->xs.hold_time, b->xs.hold_time);
@@ -272,7 +287,7 @@ static const char *arm_sign(uint32_t arm)
  */
 static bool host_held(const struct host_sum *h)
 {
-	return h->always || h->held || h->hold_time;
+	return h->always || h->held || h->hold_time || h->held_bursts;
 }
 
 /*
@@ -329,11 +344,16 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 	ce_net = d[DSQ_TCP_DELIVERED_CE] > ce_mark ? d[DSQ_TCP_DELIVERED_CE] - ce_mark : 0;
 
 	/*
-	 * With arm loss or timeout most burst starts are not held, and
-	 * xstats count held packets, not held bursts: say that count.
+	 * With arm loss or timeout most burst starts are not held: say how
+	 * many were, or, from a module without held_bursts, how many
+	 * packets were enqueued held.
 	 */
 	if (h->always)
 		snprintf(held, sizeof(held), "held by desync");
+	else if (h->exact)
+		snprintf(held, sizeof(held),
+			 "seen by desync with arm %s, %" PRIu64 " of them held",
+			 dsq_fmt_arm(h->arm, arm, sizeof(arm)), h->held_bursts);
 	else
 		snprintf(held, sizeof(held),
 			 "seen by desync with arm %s, %" PRIu64 " packets enqueued while their group was held",
@@ -431,9 +451,10 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 /*
  * What the holds cost with arm loss or timeout, where only armed groups
  * hold: hold_time over all burst starts would dilute a hold by the many
- * that are not held.  No counter counts held bursts, so the share held
- * is bounded by the packets enqueued held (dsq_held_bursts_max()), and
- * the mean hold of a held burst from below.
+ * that are not held.  The module counts the held bursts (held_bursts);
+ * from one older than that counter the share held is bounded by the
+ * packets enqueued held (dsq_held_bursts_max()), and the mean hold of a
+ * held burst from below.
  */
 static void judge_armed_cost(struct findings *r, const struct dev_sum *s,
 			     bool life)
@@ -441,10 +462,11 @@ static void judge_armed_cost(struct findings *r, const struct dev_sum *s,
 	uint64_t b = life ? s->life_bursts : s->bursts;
 	uint64_t held = life ? s->life_held : s->held;
 	uint64_t hold = life ? s->life_hold_time : s->hold_time;
-	uint64_t most = dsq_held_bursts_max(b, held), least;
+	uint64_t most = life ? s->life_held_bursts : s->held_bursts, least;
+	bool exact = life ? s->life_exact : s->exact;
 	char arm[32];
 
-	if (!held && !hold) {
+	if (!held && !hold && !(exact && most)) {
 		findings_add(r, SEV_OK, "cost", s->dev, NULL,
 			     "%s: arm %s: none of %" PRIu64 " burst starts held %s: no hold to pay, a step waits for no hold of this host's",
 			     s->dev, dsq_fmt_arm(s->arm, arm, sizeof(arm)), b,
@@ -453,6 +475,16 @@ static void judge_armed_cost(struct findings *r, const struct dev_sum *s,
 	}
 	/* A hold that ended in the interval may have begun before it. */
 	least = hold / (most ? most : 1);
+	if (exact) {
+		findings_add(r, SEV_OK, "cost", s->dev, NULL,
+			     "%s: arm %s: %.2f ms of holds %s, %" PRIu64 " of %" PRIu64 " burst starts held (%" PRIu64 " packets held), %.2f ms each on average; a step that waits for every host pays the latest host's hold: up to offset_max %.2f ms in an armed group, more if widened, none in others%s",
+			     s->dev, dsq_fmt_arm(s->arm, arm, sizeof(arm)), ms(hold),
+			     life ? "since the qdisc was made" : "in the interval",
+			     most, b, held, ms(least), s->offset_max / 1e3,
+			     s->random && least > s->offset_max * 1000 / 2 ?
+			     "; above half of it: groups widened after timeouts (widen)" : "");
+		return;
+	}
 	findings_add(r, SEV_OK, "cost", s->dev, NULL,
 		     "%s: arm %s: %.2f ms of holds %s, at most %" PRIu64 " of %" PRIu64 " burst starts held (%" PRIu64 " packets held), at least %.2f ms each; a step that waits for every host pays the latest host's hold: up to offset_max %.2f ms in an armed group, more if widened, none in others%s",
 		     s->dev, dsq_fmt_arm(s->arm, arm, sizeof(arm)), ms(hold),
@@ -552,6 +584,8 @@ int dsq_advise(const struct dsq_advise_in *in, FILE *f, bool json)
 	for (i = 0; i < n; i++) {
 		h.bursts += s[i].bursts;
 		h.held += s[i].held;
+		h.held_bursts += s[i].held_bursts;
+		h.exact = i ? h.exact && s[i].exact : s[i].exact;
 		h.hold_time += s[i].hold_time;
 		h.ce_mark += s[i].ce_mark;
 		if (!i)

@@ -646,21 +646,24 @@ static void check_ecn(const struct dsq_doctor_in *in, struct report *r)
 /* ------------------------------------------------------------------ stats */
 
 /*
- * The mean hold of a held burst of @d, in ns, 0 without a hold.  With
- * arm always every burst start is held: hold_time / bursts.  With arm
- * loss or timeout only armed groups hold, and dividing by every burst
- * start would hide their holds; the module counts held packets, not
- * held bursts, so this is the least the mean can be
- * (dsq_held_bursts_max()), which is enough to tell a widened window.
+ * The mean hold of a held burst of @d, in ns, 0 without a hold:
+ * hold_time / held_bursts.  With arm loss or timeout only armed groups
+ * hold, and dividing by every burst start would hide their holds.  A
+ * module older than held_bursts counts held packets, not held bursts:
+ * then, with arm loss or timeout, this is the least the mean can be
+ * (dsq_held_bursts_max()), which is enough to tell a widened window,
+ * and *@exact is false; with arm always, hold_time / bursts.
  */
-static uint64_t mean_hold(const struct dsq *d)
+static uint64_t mean_hold(const struct dsq *d, bool *exact)
 {
 	uint64_t n;
 
+	*exact = true;
 	if (!d->has_xs)
 		return 0;
-	n = dsq_holds_every_burst(d) ? d->xs.bursts :
-	    dsq_held_bursts_max(d->xs.bursts, d->xs.held);
+	n = dsq_held_bursts(d, NULL, exact);
+	if (dsq_holds_every_burst(d))
+		*exact = true;
 	return n ? d->xs.hold_time / n : 0;
 }
 
@@ -680,6 +683,7 @@ static void check_stats(const struct dsq_doctor_in *in, struct report *r)
 		const char *dev = l->v[i].dev;
 		int nq = 0, hold = 0, er = 0, drops = 0;
 		const struct dsq *armed = NULL;
+		bool all_exact = true;
 		char arm[32];
 
 		for (j = 0; j < i; j++)
@@ -693,11 +697,14 @@ static void check_stats(const struct dsq_doctor_in *in, struct report *r)
 		for (j = i; j < l->n; j++) {
 			const struct dsq *d = &l->v[j], *b = dsq_list_find(in->before, d);
 			uint64_t om = d->opt[TCA_DESYNC_OFFSET_MAX];
-			uint64_t mean = mean_hold(d);
 			char p[16], fix[256];
+			uint64_t mean;
+			bool exact;
 
 			if (strcmp(d->dev, dev))
 				continue;
+			mean = mean_hold(d, &exact);
+			all_exact &= exact;
 			nq++;
 			if (!armed && !dsq_holds_every_burst(d))
 				armed = d;
@@ -709,7 +716,8 @@ static void check_stats(const struct dsq_doctor_in *in, struct report *r)
 				add(r, SEV_WARN, "hold", dev, fix,
 				    "%s parent %s: mean hold %s%" PRIu64 "us above half of offset_max %" PRIu64 "us: groups widened after timeouts",
 				    dev, p,
-				    dsq_holds_every_burst(d) ? "" : "of a held burst at least ",
+				    dsq_holds_every_burst(d) ? "" :
+				    exact ? "of a held burst " : "of a held burst at least ",
 				    mean / 1000, om);
 				hold++;
 			}
@@ -741,9 +749,11 @@ static void check_stats(const struct dsq_doctor_in *in, struct report *r)
 		}
 		if (!hold && armed)
 			add(r, SEV_OK, "hold", dev, NULL,
-			    "%s: no window seen widened on %d desync qdisc%s (arm %s: hold_time over min(held, bursts), the least mean hold of a held burst, within half of offset_max)",
+			    "%s: no window seen widened on %d desync qdisc%s (arm %s: hold_time over %s, within half of offset_max)",
 			    dev, nq, nq == 1 ? "" : "s",
-			    dsq_fmt_arm(armed->opt[TCA_DESYNC_ARM], arm, sizeof(arm)));
+			    dsq_fmt_arm(armed->opt[TCA_DESYNC_ARM], arm, sizeof(arm)),
+			    all_exact ? "held_bursts, the mean hold of a held burst" :
+			    "min(held, bursts), the least mean hold of a held burst");
 		else if (!hold)
 			add(r, SEV_OK, "hold", dev, NULL,
 			    "%s: mean hold within half of offset_max on %d desync qdisc%s",

@@ -51,6 +51,8 @@ struct dsq {
 	bool			has_slot_map;
 	struct tc_desync_xstats	xs;
 	bool			has_xs;
+	/* xs.held_bursts came from the kernel: a module older than it sends less */
+	bool			has_held_bursts;
 };
 
 struct dsq_list {
@@ -128,12 +130,22 @@ bool dsq_random_offsets(const struct dsq *d);
 bool dsq_holds_every_burst(const struct dsq *d);
 /*
  * The most burst starts among @bursts that can have been held, with
- * @held packets enqueued while their group was held: the module counts
- * held packets, not held bursts, and each held burst's first packet is
- * one of them.  hold_time over it is at most the mean hold of a held
- * burst.
+ * @held packets enqueued while their group was held: a module older
+ * than held_bursts counts held packets, not held bursts, and each held
+ * burst's first packet is one of them.  hold_time over it is at least
+ * the mean hold of a held burst.
  */
 uint64_t dsq_held_bursts_max(uint64_t bursts, uint64_t held);
+/*
+ * The burst starts of @d held since @b (NULL: since the qdisc was
+ * made): the module's held_bursts when @d and @b both report it, and
+ * *@exact true; else dsq_held_bursts_max() of the same interval and
+ * *@exact false.  With arm always and no counter, every burst start.
+ * A counter that went back (a qdisc replaced under the same handle)
+ * counts from 0.
+ */
+uint64_t dsq_held_bursts(const struct dsq *d, const struct dsq *b,
+			 bool *exact);
 /* The qdisc of @l that is @d (device, handle, parent), NULL if none */
 const struct dsq *dsq_list_find(const struct dsq_list *l, const struct dsq *d);
 

@@ -139,6 +139,9 @@ static void json_one(FILE *f, const struct dsq *d)
 			(unsigned long long)x->bypass,
 			(unsigned long long)x->throttled,
 			x->groups_active, x->groups_held);
+	if (d->has_xs && d->has_held_bursts)
+		fprintf(f, ",\"held_bursts\":%llu",
+			(unsigned long long)x->held_bursts);
 	fputc('}', f);
 }
 

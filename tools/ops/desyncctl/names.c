@@ -67,6 +67,28 @@ uint64_t dsq_held_bursts_max(uint64_t bursts, uint64_t held)
 	return held < bursts ? held : bursts;
 }
 
+/* @now - @then, or @now when the counter went back */
+static uint64_t since(uint64_t now, uint64_t then)
+{
+	return now >= then ? now - then : now;
+}
+
+uint64_t dsq_held_bursts(const struct dsq *d, const struct dsq *b,
+			 bool *exact)
+{
+	uint64_t bursts, held;
+
+	*exact = d->has_held_bursts && (!b || b->has_held_bursts);
+	if (*exact)
+		return b ? since(d->xs.held_bursts, b->xs.held_bursts) :
+		       d->xs.held_bursts;
+	bursts = b ? since(d->xs.bursts, b->xs.bursts) : d->xs.bursts;
+	if (dsq_holds_every_burst(d))
+		return bursts;
+	held = b ? since(d->xs.held, b->xs.held) : d->xs.held;
+	return dsq_held_bursts_max(bursts, held);
+}
+
 const struct dsq *dsq_list_find(const struct dsq_list *l, const struct dsq *d)
 {
 	size_t i;

@@ -198,6 +198,8 @@ static void dsq_parse_xstats(struct dsq *d, struct nlattr *stats2)
 		len = sizeof(d->xs);
 	memcpy(&d->xs, nla_data(tb[TCA_STATS_APP]), len);
 	d->has_xs = true;
+	d->has_held_bursts = len >= offsetof(struct tc_desync_xstats, held_bursts) +
+				    sizeof(d->xs.held_bursts);
 }
 
 bool dsq_parse_msg(struct nlmsghdr *hdr, struct dsq *d)

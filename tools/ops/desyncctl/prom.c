@@ -39,7 +39,7 @@ enum {
 	ST_BYTES, ST_PACKETS, ST_DROPS, ST_OVERLIMITS, ST_REQUEUES,
 	ST_BACKLOG, ST_QLEN,
 	XS_BURSTS, XS_HELD, XS_HOLD_TIME, XS_EARLY, XS_CE, XS_DROP_OVER,
-	XS_BYPASS, XS_THROTTLED, XS_ACTIVE, XS_GROUPS_HELD,
+	XS_BYPASS, XS_THROTTLED, XS_ACTIVE, XS_GROUPS_HELD, XS_HELD_BURSTS,
 };
 
 static bool get_stat(const struct dsq *d, int arg, uint64_t *v)
@@ -62,10 +62,14 @@ static bool get_stat(const struct dsq *d, int arg, uint64_t *v)
 		[XS_THROTTLED]	= d->xs.throttled,
 		[XS_ACTIVE]	= d->xs.groups_active,
 		[XS_GROUPS_HELD] = d->xs.groups_held,
+		[XS_HELD_BURSTS] = d->xs.held_bursts,
 	};
 
 	/* A kernel too old for TCA_STATS_APP has the standard ones only */
 	if (arg >= XS_BURSTS && !d->has_xs)
+		return false;
+	/* ... and one older than held_bursts no sample of it, not a 0 */
+	if (arg == XS_HELD_BURSTS && !d->has_held_bursts)
 		return false;
 	*v = st[arg];
 	return true;
@@ -105,6 +109,9 @@ static const struct prom_metric prom_metrics[] = {
 	{ "desync_held_packets_total", "counter",
 	  "Packets enqueued while their group was held (tc: held).",
 	  PROM_COUNT, get_stat, XS_HELD },
+	{ "desync_held_bursts_total", "counter",
+	  "Burst starts held, with an offset above 0 (tc: held_bursts).",
+	  PROM_COUNT, get_stat, XS_HELD_BURSTS },
 	{ "desync_hold_seconds_total", "counter",
 	  "Sum of the holds of ended bursts (tc: hold_time).",
 	  PROM_NS, get_stat, XS_HOLD_TIME },

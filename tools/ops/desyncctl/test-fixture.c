@@ -62,6 +62,12 @@ static void set(struct dsq *d, const char *kv)
 	XS(bursts) XS(held) XS(hold_time) XS(early_release) XS(ce_mark)
 	XS(drop_overlimit)
 #undef XS
+	/* From a module that counts held bursts; without it, none. */
+	if (!strncmp(kv, "held_bursts=", 12)) {
+		d->xs.held_bursts = v;
+		d->has_held_bursts = true;
+		return;
+	}
 	if (!strncmp(kv, "drops=", 6)) {
 		d->st.drops = v;
 		return;

@@ -57,8 +57,10 @@ static void fill(struct dsq *d, const char *dev, uint32_t handle,
 		.ce_mark = base + 13, .drop_overlimit = base + 14,
 		.bypass = base + 15, .throttled = base + 16,
 		.groups_active = 17, .groups_held = 18,
+		.held_bursts = base + 19,
 	};
 	d->has_xs = true;
+	d->has_held_bursts = true;
 }
 
 /*
@@ -187,6 +189,8 @@ int main(int argc, char **argv)
 	v[2].slot_map[1] = (struct tc_desync_slot_entry){ 7, 3 };
 	v[2].slot_map_len = 2;
 	v[2].has_slot_map = true;
+	/* A module older than held_bursts */
+	v[2].has_held_bursts = false;
 	if (argc != 2)
 		return 2;
 	if (!strcmp(argv[1], "names"))

@@ -85,8 +85,13 @@ prom_values()
 		'desync_widen_steps{device="eth0",handle="8001:",kind="desync",parent="root"} 7' \
 		'desync_widen_steps{device="ens\"1\\\\",handle="8003:",kind="desync",parent="1:2"} 0' \
 		'desync_throttled_packets_total{device="eth0",handle="8001:",kind="desync",parent="root"} 16' \
+		'desync_held_bursts_total{device="eth0",handle="8001:",kind="desync",parent="root"} 19' \
+		'desync_held_bursts_total{device="ens\"1\\\\",handle="8002:",kind="desync",parent="1:1"} 119' \
 		'desync_info{device="eth0",handle="8001:",kind="desync",parent="root",group_by="mark",slot="random",arm="always"} 1' \
-		'desync_info{device="ens\"1\\\\",handle="8002:",kind="desync",parent="1:1",group_by="mark",slot="2",arm="loss"} 1'
+		'desync_info{device="ens\"1\\\\",handle="8002:",kind="desync",parent="1:1",group_by="mark",slot="2",arm="loss"} 1' || return 1
+	# A module older than held_bursts: no sample, rather than a 0.
+	! grep -q '^desync_held_bursts_total{.*handle="8003:"' "$TMPD/f.prom" ||
+		{ echo "held_bursts of 8003:, whose module has none"; return 1; }
 }
 
 json_valid()
@@ -106,8 +111,10 @@ assert list(q["options"])[-3:] == ["sticky", "widen", "arm"], list(q["options"])
 assert [x["options"]["arm"] for x in d] == ["always", "loss", "timeout"], q["options"]
 for k in ("bytes", "packets", "drops", "overlimits", "requeues", "backlog", "qlen",
           "bursts", "held", "hold_time", "early_release", "ce_mark", "drop_overlimit",
-          "bypass", "throttled", "groups_active", "groups_held"):
+          "bypass", "throttled", "groups_active", "groups_held", "held_bursts"):
     assert k in q, k
+assert q["held_bursts"] == 119 and d[0]["held_bursts"] == 19, q
+assert "held_bursts" not in d[2], d[2]
 '
 }
 
@@ -162,7 +169,8 @@ text_layout()
 		' limit 10000p group_by mark groups 1024 idle 2ms offset_max 1500us slots 4 slot 2 seed 18446744073709551615 hold_limit 256p ce_threshold 1ms ce_backlog 44p spread 25% bypass_prio 3,63 nosticky widen 7 arm loss' \
 		' Sent 1 bytes 2 pkt (dropped 3, overlimits 4 requeues 5)' \
 		' backlog 6b 7p' \
-		' bursts 9007199254740993 held 11 hold_time 612s early_release 12 ce_mark 13 drop_overlimit 14 bypass 15 throttled 16 groups_active 17 groups_held 18' \
+		' bursts 9007199254740993 held 11 hold_time 612s early_release 12 ce_mark 13 drop_overlimit 14 bypass 15 throttled 16 groups_active 17 groups_held 18 held_bursts 19' \
+		' bursts 9007199254740993 held 211 hold_time 612s early_release 212 ce_mark 213 drop_overlimit 214 bypass 215 throttled 216 groups_active 17 groups_held 18' \
 		' limit 10000p group_by mark groups 1024 idle 0us offset_max 1500us slots 4 slot 2 seed 18446744073709551615 hold_limit 256p ce_threshold 0us ce_backlog 0p spread 25% bypass_prio 3,63 slot_map 1:0,7:3 nosticky widen 0 arm timeout'
 }
 
@@ -589,7 +597,17 @@ doctor_arm_hold()
 	sed -i 's/held=10 /held=400 /' "$H/qdiscs"
 	doctor_on "$H"
 	doctor_says 0 \
-		'ok   hold: eth0: no window seen widened on 4 desync qdiscs (arm loss: hold_time over min(held, bursts), the least mean hold of a held burst, within half of offset_max)'
+		'ok   hold: eth0: no window seen widened on 4 desync qdiscs (arm loss: hold_time over min(held, bursts), the least mean hold of a held burst, within half of offset_max)' || return 1
+	# A module that counts held bursts: 10 of the 400 packets' bursts
+	# were held, 6 ms each, which the bound would read as 150us.
+	sed -i 's/held=400 /& held_bursts=10 /; s/held=0$/& held_bursts=0/; s/:[34] arm=loss$/& held_bursts=0/' "$H/qdiscs"
+	doctor_on "$H"
+	doctor_says 1 \
+		'warn hold: eth0 parent :1: mean hold of a held burst 6000us above half of offset_max 4000us: groups widened after timeouts' || return 1
+	sed -i 's/held_bursts=10 /held_bursts=400 /' "$H/qdiscs"
+	doctor_on "$H"
+	doctor_says 0 \
+		'ok   hold: eth0: no window seen widened on 4 desync qdiscs (arm loss: hold_time over held_bursts, the mean hold of a held burst, within half of offset_max)'
 }
 
 # --json: an array of findings with the fields the text has.
@@ -877,7 +895,21 @@ advise_armed_cost()
 	net_sample "$H" 1 TCPTimeouts=50 TCPDelivered=200000
 	advise_on "$H"
 	doctor_says 0 \
-		'ok   cost: eth0: arm timeout: none of 600 burst starts held in the interval: no hold to pay, a step waits for no hold of this host'"'"'s'
+		'ok   cost: eth0: arm timeout: none of 600 burst starts held in the interval: no hold to pay, a step waits for no hold of this host'"'"'s' || return 1
+	# A module that counts held bursts, in both samples: 40 held, two
+	# packets each, 1.50 ms each, not "at least 0.75 ms".
+	advise_host_arm armed-exact loss 600 held=40 held_bursts=1020 hold_time=$((1500000000 + 20 * 1500000))
+	sed -i '0,/^--$/ s/ hold_time=1500000000$/& held_bursts=1000/' "$H/qdiscs"
+	net_sample "$H" 1 TCPTimeouts=50 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 0 \
+		'ok   sample: in 10s: 600 burst starts seen by desync with arm loss, 40 of them held, 0 TCP retransmit timeouts, 0 segments retransmitted, 0 of 0 loss probes repaired a loss, 0 CE echoes (0 marked by desync), 0 CE received' \
+		'ok   cost: eth0: arm loss: 60.00 ms of holds in the interval, 40 of 600 burst starts held (80 packets held), 1.50 ms each on average; a step that waits for every host pays the latest host'"'"'s hold: up to offset_max 4.00 ms in an armed group, more if widened, none in others' || return 1
+	# Only the second sample has it (the module was replaced): the bound.
+	sed -i '0,/^--$/ s/ held_bursts=1000$//' "$H/qdiscs"
+	advise_on "$H"
+	doctor_says 0 \
+		'ok   cost: eth0: arm loss: 60.00 ms of holds in the interval, at most 80 of 600 burst starts held (80 packets held), at least 0.75 ms each; a step that waits for every host pays the latest host'"'"'s hold: up to offset_max 4.00 ms in an armed group, more if widened, none in others'
 }
 
 # A device named without desync fails; --json is doctor's array.
@@ -922,7 +954,10 @@ advise_cli()
 # held packets and burst starts, not every burst start, which would
 # read 8001:'s 20 holds of 2 ms in 600 burst starts as 0.067 ms; "-"
 # where nothing was held (8003:), not 0.  8004: held more packets than
-# it started bursts: the bound is every burst start.
+# it started bursts: the bound is every burst start.  8005: a module
+# that counts held bursts: 20 of them, 15 packets each, 2 ms each, where
+# the bound would read 0.133 ms; 8006: the same, but its first sample
+# came from the module before (reloaded): the bound, over both samples.
 top_hold_avg()
 {
 	cat > "$TMPD/top.q" <<-'EOS'
@@ -931,11 +966,15 @@ top_hold_avg()
 	eth0 desync 8002: 1:2 arm=always bursts=1000 held=9000 hold_time=2000000000
 	eth0 desync 8003: 1:3 arm=loss bursts=1000
 	eth0 desync 8004: 1:4 arm=loss bursts=1000 held=2000 hold_time=1000000000
+	eth0 desync 8005: 1:5 arm=loss bursts=1000 held=100 held_bursts=50 hold_time=100000000
+	eth0 desync 8006: 1:6 arm=loss bursts=1000 held=100 hold_time=100000000
 	--
 	eth0 desync 8001: 1:1 arm=loss bursts=1600 held=20 hold_time=40000000
 	eth0 desync 8002: 1:2 arm=always bursts=1600 held=14400 hold_time=3200000000
 	eth0 desync 8003: 1:3 arm=loss bursts=1600
 	eth0 desync 8004: 1:4 arm=loss bursts=1600 held=3000 hold_time=1120000000
+	eth0 desync 8005: 1:5 arm=loss bursts=1600 held=400 held_bursts=70 hold_time=140000000
+	eth0 desync 8006: 1:6 arm=loss bursts=1600 held=400 held_bursts=70 hold_time=140000000
 	EOS
 	"$HERE/test-top" "$TMPD/top.q" > "$TMPD/top.out" || return 1
 	has_lines "$TMPD/top.out" \
@@ -943,7 +982,9 @@ top_hold_avg()
 		'eth0            8001:   1:1           60.0      0      0    2.000ms       0.0       0.0        0p' \
 		'eth0            8002:   1:2           60.0      0      0    2.000ms       0.0       0.0        0p' \
 		'eth0            8003:   1:3           60.0      0      0          -       0.0       0.0        0p' \
-		'eth0            8004:   1:4           60.0      0      0    0.200ms       0.0       0.0        0p'
+		'eth0            8004:   1:4           60.0      0      0    0.200ms       0.0       0.0        0p' \
+		'eth0            8005:   1:5           60.0      0      0    2.000ms       0.0       0.0        0p' \
+		'eth0            8006:   1:6           60.0      0      0    0.133ms       0.0       0.0        0p'
 }
 
 # The completion, sourced in a bash of its own: COMPREPLY for the words

@@ -78,7 +78,7 @@ static void print_one(FILE *f, const struct dsq *d)
 	if (!d->has_xs)
 		return;
 	/* One line, as the plugin's print_xstats() makes it */
-	fprintf(f, " bursts %llu held %llu hold_time %s early_release %llu ce_mark %llu drop_overlimit %llu bypass %llu throttled %llu groups_active %u groups_held %u\n",
+	fprintf(f, " bursts %llu held %llu hold_time %s early_release %llu ce_mark %llu drop_overlimit %llu bypass %llu throttled %llu groups_active %u groups_held %u",
 		(unsigned long long)x->bursts, (unsigned long long)x->held,
 		fmt_ns(t, sizeof(t), x->hold_time),
 		(unsigned long long)x->early_release,
@@ -86,6 +86,11 @@ static void print_one(FILE *f, const struct dsq *d)
 		(unsigned long long)x->drop_overlimit,
 		(unsigned long long)x->bypass, (unsigned long long)x->throttled,
 		x->groups_active, x->groups_held);
+	/* Only from a module that counts them, as the plugin prints it */
+	if (d->has_held_bursts)
+		fprintf(f, " held_bursts %llu",
+			(unsigned long long)x->held_bursts);
+	fputc('\n', f);
 }
 
 void dsq_print_text(FILE *f, const struct dsq_list *l)

@@ -32,25 +32,25 @@ static double rate(uint64_t now, uint64_t then, double secs)
 
 /*
  * The mean hold of a held burst in the interval, as doctor and advise
- * take it: with arm always every burst start is held; with arm loss or
- * timeout only armed groups hold, and over every burst start the many
- * not held would dilute it.  The module counts held packets, not held
- * bursts, so dsq_held_bursts_max() bounds those from above and the mean
- * from below.  "-" when nothing was held, or a counter went back (the
- * qdisc was replaced under the same handle).
+ * take it: hold_time over held_bursts; with arm loss or timeout over
+ * every burst start the many not held would dilute it.  A module older
+ * than held_bursts counts held packets, not held bursts: there
+ * dsq_held_bursts_max() bounds those from above and the mean from
+ * below (with arm always every burst start is held).  "-" when nothing
+ * was held, or a counter went back (the qdisc was replaced under the
+ * same handle).
  */
 static void hold_avg(char *buf, size_t len, const struct dsq *d,
 		     const struct dsq *p)
 {
-	uint64_t bursts = d->xs.bursts - p->xs.bursts;
-	uint64_t held = d->xs.held - p->xs.held;
 	uint64_t ns = d->xs.hold_time - p->xs.hold_time;
-	uint64_t n = dsq_holds_every_burst(d) ? bursts :
-		     dsq_held_bursts_max(bursts, held);
+	bool exact;
+	uint64_t n = dsq_held_bursts(d, p, &exact);
 
 	/* hold_time grows when a hold ends; a burst counts when it starts */
 	if (!n || d->xs.bursts < p->xs.bursts || d->xs.held < p->xs.held ||
-	    d->xs.hold_time < p->xs.hold_time)
+	    d->xs.hold_time < p->xs.hold_time ||
+	    (exact && d->xs.held_bursts < p->xs.held_bursts))
 		snprintf(buf, len, "-");
 	else
 		snprintf(buf, len, "%.3fms", (double)ns / n / 1e6);
