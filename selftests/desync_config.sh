@@ -24,7 +24,7 @@ RETRY_TESTS=
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
 
 DESYNC_OPTS="limit group_by groups idle offset_max slots slot seed hold_limit ce_threshold ce_backlog spread bypass_prio sticky widen arm"
-DESYNC_XSTATS="bursts held hold_time early_release ce_mark drop_overlimit bypass throttled groups_active groups_held"
+DESYNC_XSTATS="bursts held hold_time early_release ce_mark drop_overlimit bypass throttled groups_active groups_held held_bursts"
 REF_OPTS=
 
 qdisc_defaults()

@@ -99,21 +99,27 @@ ifindex_of()	# DEV
 	ip netns exec "$NS_A" cat "/sys/class/net/$1/ifindex"
 }
 
+# Four UDP bursts in a fixed slot: one desync_burst event per burst start
+# and one desync_release per hold, their offsets and holds within the
+# slot and the timer's slack, their sums tc's bursts and hold_time, and
+# tc's held_bursts the starts held (here every one).
 trace_burst_release()
 {
-	local b0 b1 h0 h1 ifi nb nr bad sum late
+	local b0 b1 h0 h1 hb0 hb1 ifi nb nr nh bad sum late
 
 	tcok qdisc add dev "$DEV" root handle 7: desync "${TRACE_OPTS[@]}" || return
 	trace_on || return
 	snap
 	b0=${SNAP[desync:bursts]}
 	h0=${SNAP[desync:hold_time]}
+	hb0=${SNAP[desync:held_bursts]}
 	# Back-to-back packets, 200ms apart: one burst each, whatever stalls.
 	psend -d "$B4" -n 4 -k 3 -g 200ms -s 200 > /dev/null || fail "sending failed"
 	nap 0.3
 	snap
 	b1=${SNAP[desync:bursts]}
 	h1=${SNAP[desync:hold_time]}
+	hb1=${SNAP[desync:held_bursts]}
 	cat "$TRACEFS/trace" > "$TMPD/trace.txt"
 	ifi=$(ifindex_of "$DEV")
 
@@ -139,6 +145,13 @@ trace_burst_release()
 	[ -z "$bad" ] || fail "release not (same group, offset <= held <= offset + ${late}ns, early 0): $bad"
 	sum=$(trace_fields desync_release held_ns | awk '{ s += $1 } END { print s + 0 }')
 	assert_eq "sum of held_ns against tc's hold_time" "$sum" $((h1 - h0))
+	# Every start drew an offset in [10ms, 15ms): each one was held.
+	nh=$(trace_fields desync_burst offset_ns | awk '$1 > 0' | wc -l)
+	is_int "$hb1" || fail "no held_bursts in tc -j -s: '$hb1'"
+	assert_eq "tc's held_bursts against held burst starts traced" \
+		"$((${hb1:-0} - ${hb0:-0}))" "$nh"
+	assert_eq "tc's held_bursts against desync_release events" \
+		"$((${hb1:-0} - ${hb0:-0}))" "$nr"
 	[ "$RET" -eq 0 ] || note "trace: $(grep desync_ "$TMPD/trace.txt" | head -12)"
 }
 
@@ -387,12 +400,13 @@ trace_timeout_one_resend()
 # A desync added without arm, only timing options: arm loss, the default.
 # No burst start is held before a loss: UDP bursts to a destination, then
 # the first four bursts of a TCP sender to it (one group), all traced with
-# offset 0 and no release, and the qdisc counts no held packet.  The
-# timeout that resends a single segment (a loss, as in
+# offset 0 and no release, and the qdisc counts no held packet and no
+# held burst.  The timeout that resends a single segment (a loss, as in
 # trace_timeout_one_resend) arms the group: the fifth start reports the
 # loss, takes one step, the window of one offset_max, and is held in its
 # last slot, [3ms, 4ms).  The sixth keeps that offset or, one time in
-# 1024, narrows back to no hold.
+# 1024, narrows back to no hold.  tc's held_bursts counts the starts
+# traced with an offset, one release each.
 trace_arm_loss_default()
 {
 	local i
@@ -414,10 +428,16 @@ trace_arm_loss_default()
 	assert_eq "releases traced" "$(trace_fields desync_release held_ns | wc -l)" 0
 	assert_eq "held packets" "${SNAP[desync:held]}" 0
 	assert_eq "hold_time" "${SNAP[desync:hold_time]}" 0
+	assert_eq "held_bursts before the loss" "${SNAP[desync:held_bursts]}" 0
 
 	tcp_timeout_bursts 9014 one || return
 	snap
-	note "held ${SNAP[desync:held]}, hold_time ${SNAP[desync:hold_time]}ns"
+	note "held ${SNAP[desync:held]}, held_bursts ${SNAP[desync:held_bursts]}, hold_time ${SNAP[desync:hold_time]}ns"
+	# The UDP bursts held none: tc's count is the TCP bursts' held starts.
+	assert_eq "tc's held_bursts against held burst starts traced" \
+		"${SNAP[desync:held_bursts]}" "$(printf '%s\n' "${OFFS[@]}" | awk '$1 > 0' | wc -l)"
+	assert_eq "tc's held_bursts against desync_release events" \
+		"${SNAP[desync:held_bursts]}" "$(trace_fields desync_release held_ns | wc -l)"
 	assert_eq "retransmitted segments" "$RETRANS" 1
 	for i in 0 1 2 3; do
 		assert_eq "offset of TCP burst $((i + 1)), before the loss (ns)" "${OFFS[i]}" 0
