@@ -155,6 +155,14 @@ void DesyncQueueDisc::Configure(const DesyncConfig &cfg, uint64_t seed,
 	m_perturbation = Mix32(seed ^ 0x5bd1e995ULL);
 }
 
+void DesyncQueueDisc::Share(std::shared_ptr<std::vector<u32>> words,
+			    uint32_t perturbation)
+{
+	m_share = std::move(words);
+	m_perturbation = perturbation;
+	dsched_attach_share(&m_core, m_share->data(), static_cast<u32>(m_share->size()));
+}
+
 bool DesyncQueueDisc::CheckConfig()
 {
 	if (GetNQueueDiscClasses() || GetNPacketFilters() ||

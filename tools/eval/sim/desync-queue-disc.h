@@ -11,6 +11,7 @@
 #define DESYNC_SIM_QUEUE_DISC_H
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "ns3/event-id.h"
@@ -48,6 +49,14 @@ class DesyncQueueDisc : public QueueDisc
 	 * root, which alone hands packets to the device.
 	 */
 	void SetRoot(QueueDisc *root) { m_root = root; }
+	/*
+	 * As one of the desyncs of a device's TX queues, after Configure():
+	 * learn in @words, one per group, with the others, and classify with
+	 * their hash key @perturbation, as the module's desync_share makes
+	 * them (dsched_attach_share()).  The words start zeroed.
+	 */
+	void Share(std::shared_ptr<std::vector<u32>> words, uint32_t perturbation);
+	uint32_t Perturbation() const { return m_perturbation; }
 
 	const struct dsched_stats &CoreStats() const { return m_core.st; }
 	uint64_t CeMarks() const { return m_ceMarks; }
@@ -81,6 +90,7 @@ class DesyncQueueDisc : public QueueDisc
 	uint32_t m_perturbation = 0;
 	SenderFn m_sender;
 	QueueDisc *m_root = nullptr;	/* owns this one: no reference */
+	std::shared_ptr<std::vector<u32>> m_share;	/* m_core.share */
 
 	Ptr<Store> m_store;
 	std::vector<Node *> m_free;

@@ -232,7 +232,8 @@ void Cluster::Place()
 /*
  * The host's qdisc, or with --txQueues one per TX queue under an mq
  * root, as Linux sets up a multiqueue NIC: each child its own desync,
- * with its own groups, offsets and learning.
+ * with its own groups and offset draws, and what the groups learn shared
+ * between them unless --mqShare=0.
  */
 Ptr<QueueDisc> Cluster::InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host)
 {
@@ -299,6 +300,17 @@ Ptr<QueueDisc> Cluster::InstallHostQdisc(Ptr<NetDevice> dev, uint32_t host)
 			     });
 		if (nq > 1)
 			d->SetRoot(PeekPointer(qd));
+	}
+	/*
+	 * As the module does under mq: the desyncs of the TX queues share
+	 * one word per group and one hash key, the first queue's, so that a
+	 * destination's burst starts at one offset on every queue.
+	 */
+	if (ds.size() > 1 && m_o.mqShare) {
+		auto words = std::make_shared<std::vector<u32>>(m_o.desync.groups, 0);
+
+		for (Ptr<DesyncQueueDisc> d : ds)
+			d->Share(words, ds[0]->Perturbation());
 	}
 	return qd;
 }
@@ -1031,6 +1043,8 @@ void Cluster::Report(double wallS)
 	   << ", \"stage1\": " << std::setprecision(3) << m_o.stage1
 	   << std::setprecision(1) << ", \"stage1_prio\": " << m_o.stage1Prio
 	   << ", \"conns_per_peer\": " << m_o.connsPerPeer << ", \"tx_queues\": " << m_o.txQueues
+	   << ", \"mq_share\": " << (m_o.txQueues > 1 && m_o.hostQdisc == "desync" && m_o.mqShare ?
+					"true" : "false")
 	   << ", \"conns\": " << m_conns.size();
 	js << ", \"valid\": " << (valid ? "true" : "false");
 	for (const Job &j : m_jobs) {

@@ -235,6 +235,17 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 		{ "txQueues", "TX queues of each host, 1..64: an mq root with one host qdisc "
 			      "per queue, a connection's queue by the hash of its addresses and ports",
 		  [o](const std::string &v) { return ParseU32(v, 1, 64, &o->txQueues); } },
+		{ "mqShare", "1|0: the desyncs of a host's TX queues share what their groups "
+			     "learn and one hash key, as the module's do under mq, or learn "
+			     "alone (--txQueues above 1, --hostQdisc=desync)",
+		  [o](const std::string &v) {
+			  uint32_t b;
+
+			  if (!ParseU32(v, 0, 1, &b))
+				  return false;
+			  o->mqShare = b;
+			  return true;
+		  } },
 		{ "desync", "\"OPTIONS\" as for tc qdisc add ... desync",
 		  [o](const std::string &v) { o->desyncWords = v; return true; } },
 		{ "stage1", "share of each message sent with stage1Prio before the barrier "
@@ -307,6 +318,10 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 	}
 	if (o->rankSlotNs && o->hostQdisc != "ranks") {
 		std::cerr << "desync-sim: --rankSlot needs --hostQdisc=ranks\n";
+		return 2;
+	}
+	if (SimGiven(*o, "mqShare") && (o->txQueues < 2 || o->hostQdisc != "desync")) {
+		std::cerr << "desync-sim: --mqShare needs --txQueues above 1 and --hostQdisc=desync\n";
 		return 2;
 	}
 	if (sharedGiven && !o->sharedBuf) {

@@ -50,6 +50,8 @@ struct SimOptions {
 	/* ranks: the wait between consecutive ranks' starts, 0 = window / N */
 	uint64_t rankSlotNs = 0;
 	uint32_t txQueues = 1;		/* host qdisc instances, as under mq */
+	/* their desyncs share a table and a hash key, as the module's do */
+	bool mqShare = true;
 	std::string desyncWords;
 	DesyncConfig desync;
 	/* OSP: share of each message sent before the barrier, 0 = one stage */

@@ -148,13 +148,15 @@ fi
 # Four connections per peer: four times the connections.  Over one TX
 # queue a worker has one desync that holds; over four, as mq gives each
 # queue its own desync, the connections hash onto several, and more
-# desyncs than workers hold.
+# desyncs than workers hold.  Those of one host share a table by default.
 if "$SIM" "${INCAST[@]}" --hostQdisc=desync --desync="arm always" --connsPerPeer=4 \
 	--json="$OUT/conns4.json" >/dev/null &&
    "$SIM" "${INCAST[@]}" --hostQdisc=desync --desync="arm always" --connsPerPeer=4 --txQueues=4 \
 	--json="$OUT/mq4.json" >/dev/null &&
    [ "$(field "$OUT/mq4.json" valid)" = True ] &&
    [ "$(field "$OUT/mq4.json" conns)" -eq $((4 * 32)) ] &&
+   [ "$(field "$OUT/mq4.json" mq_share)" = True ] &&
+   [ "$(field "$OUT/conns4.json" mq_share)" = False ] &&
    [ "$(field "$OUT/conns4.json" conns)" -eq $((4 * 32)) ] &&
    [ "$(field "$OUT/conns4.json" queues_held)" -le 32 ] &&
    [ "$(field "$OUT/mq4.json" queues_held)" -gt 32 ]; then
@@ -355,6 +357,9 @@ bad_opt --lossRate=1
 bad_opt --lossRate=-0.1
 bad_opt --connsPerPeer=0
 bad_opt --txQueues=65
+bad_opt --mqShare=2
+bad_opt --hostQdisc=desync --mqShare=0
+bad_opt --txQueues=4 --hostQdisc=fq_codel --mqShare=0
 bad_opt --switchBuffer=dynamic
 bad_opt --switchBuffer=shared --sharedBuffer=2999
 bad_opt --switchBuffer=shared --alpha=0
