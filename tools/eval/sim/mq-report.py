@@ -22,10 +22,17 @@ from report import fmt, spread
 CONFIGS = {
     "a": "1 connection per peer, 1 TX queue, desync (baseline)",
     "b": "4 connections per peer, 1 TX queue, desync: one offset per destination",
-    "c": "4 connections per peer, 4 TX queues, desync under mq: an offset per queue",
+    "c": "4 connections per peer, 4 TX queues, desync under mq, the queues sharing "
+         "a table (as the module runs it)",
     "d": "4 connections per peer, 4 TX queues, fq_codel under mq",
-    "e": "4 connections per peer, 4 TX queues, desync group_by flow under mq",
+    "e": "4 connections per peer, 4 TX queues, desync group_by flow under mq, sharing",
     "f": "4 connections per peer, 1 TX queue, fq_codel",
+    "g": "4 connections per peer, 4 TX queues, desync under mq, independent queues "
+         "(`--mqShare=0`): an offset per queue",
+    "h": "b with `arm always`",
+    "i": "c with `arm always`",
+    "j": "g with `arm always`",
+    "k": "i with `ce_backlog 11` (a quarter of the default 44, per queue)",
 }
 # Runs made before --tcp existed have no "tcp" key: they ran ns-3's TCP.
 TCP = {
@@ -33,11 +40,13 @@ TCP = {
     "ns3": "ns-3's own: delayed ACKs every second segment (1 ms timeout), "
            "the RTO to the microsecond, neither probe nor RACK",
 }
-# Ratios: each configuration against the baseline, and mq's own
-# independence (c, e; d under fq_codel) against one qdisc for the same
-# connections (b; f).
-RATIOS = [("b", "a"), ("c", "a"), ("d", "a"), ("e", "a"), ("f", "a"),
-          ("c", "b"), ("e", "b"), ("d", "f")]
+# Ratios: each configuration against the baseline; mq, shared (c, e) or
+# not (g; d under fq_codel), against one qdisc for the same connections
+# (b; f); sharing against independent queues (c / g); and the same under
+# arm always (i, j, k against h, i against j).
+RATIOS = [("b", "a"), ("c", "a"), ("d", "a"), ("e", "a"), ("f", "a"), ("g", "a"),
+          ("c", "b"), ("e", "b"), ("g", "b"), ("c", "g"), ("d", "f"),
+          ("i", "h"), ("j", "h"), ("k", "h"), ("i", "j")]
 
 
 def median_iter(r):
@@ -138,15 +147,18 @@ def main():
     lines = [
         "# One desync per TX queue (mq) in the ns-3 model",
         "",
-        "Under `mq` every TX queue has its own desync, with its own groups, offset "
-        "draws and learning; a worker whose message to a peer goes out on several "
-        "connections, hashed onto several queues, starts it at several independent "
-        "offsets.  `tools/eval/sim/mq.sh` runs persistent incasts of 256 KiB per "
+        "Under `mq` every TX queue has its own desync; a worker whose message to a "
+        "peer goes out on several connections, hashed onto several queues, starts "
+        "it on several of them.  The module makes the desyncs of one device's "
+        "queues share a table, one word per group, and one hash key, so that the "
+        "burst starts at one offset on every queue; independent queues (the model's "
+        "`--mqShare=0`) each draw and learn their own.  "
+        "`tools/eval/sim/mq.sh` runs persistent incasts of 256 KiB per "
         "worker with the datacenter arguments of bench.py's row 1 (whose "
         f"incast-64x256k runs 3 iterations) over {', '.join(iters)} iterations, so "
         "that sticky offsets have steps to learn from.  `--connsPerPeer=4` splits each message "
         "over four connections that start together; `--txQueues=4` puts four "
-        "independent host qdiscs under an mq root, a connection's queue chosen by "
+        "host qdiscs under an mq root, a connection's queue chosen by "
         "the hash of its addresses and ports, the queues served in turn onto the link.",
         "",
         "Median over seeds [min-max].  Ratios: per seed, the value over that of the "
@@ -158,7 +170,8 @@ def main():
         "held a packet, over all hosts.",
         "",
         "TCP: " + ", ".join(f"`--tcp={t}`" for t in tcps) + " (" +
-        "; ".join(TCP[t] for t in tcps) + ").",
+        "; ".join(TCP[t] for t in tcps) + ").  desync: the qdisc's default "
+        "options (`arm loss` among them) but for those the configuration names.",
         "",
         "| config | connections per peer, TX queues, host qdisc |",
         "|---|---|",

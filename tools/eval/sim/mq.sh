@@ -3,19 +3,29 @@
 #
 # Usage: mq.sh
 #
-# Whether mq's one desync per TX queue matters: under mq each queue's
-# desync draws its own offset for a destination, so a worker whose
-# message to a peer goes out on several connections (NCCL channels,
-# socket pools), hashed onto several queues, starts that burst at
-# several independent offsets.  Persistent incasts of 16 and 64 workers
-# x 256 KiB with the datacenter arguments of bench.py's row 1, over 20
-# iterations so that sticky offsets have steps to learn, under
+# Whether mq's one desync per TX queue matters: under mq each queue has
+# its own desync, and a worker whose message to a peer goes out on
+# several connections (NCCL channels, socket pools), hashed onto several
+# queues, starts that burst on several of them.  The module makes the
+# desyncs of one device's queues share what their groups learn and one
+# hash key, so that the burst starts at one offset (dsched_attach_share());
+# alone, each queue draws its own.  Persistent incasts of 16 and 64
+# workers x 256 KiB with the datacenter arguments of bench.py's row 1,
+# over 20 iterations so that sticky offsets have steps to learn, under
 #   a  one connection per peer, one desync (the baseline)
 #   b  four connections per peer, one desync: one offset per destination
-#   c  four connections per peer, four TX queues: mq as it is
+#   c  four connections per peer, four TX queues: mq as the module runs
+#      it, the queues' desyncs sharing a table
 #   d  c under fq_codel
 #   e  c with "group_by flow": an offset per connection by design
 #   f  b under fq_codel: what d owes to the connections, not to mq
+#   g  c with independent queues (--mqShare=0): mq before the table
+#   h, i, j  b, c and g with "arm always": every group holds from its
+#      first burst, where under the default arm loss a group holds
+#      nothing until one of its senders lost a packet
+#   k  i with "ce_backlog 11": a quarter of the default 44 segments per
+#      queue, as ce_backlog counts the segments of one queue's group
+# Desync runs with the qdisc's default options but for those named.
 # MQ_SEEDS seeds (default 5), MQ_JOBS runs at a time (default 2), at
 # nice 10.  Raw runs stay in build/sim-mq/raw (an interrupted matrix
 # resumes; remove it after changing the model); results.jsonl, table.md
@@ -40,7 +50,7 @@ BASE=(--hostRate=100Gbps --buffer=256000 --ecnK=97500 --linkDelay=1us --compute=
 	--iters=20)
 SCENARIOS=(incast-16x256k incast-64x256k)
 declare -A HOSTS=([incast-16x256k]=16 [incast-64x256k]=64)
-CONFIGS=(a b c d e f)
+CONFIGS=(a b c d e f g h i j k)
 
 # The arguments of scenario $1 and configuration $2, into args.
 set_args()
@@ -49,10 +59,19 @@ set_args()
 	case $2 in
 	a) args+=(--connsPerPeer=1 --txQueues=1 --hostQdisc=desync) ;;
 	b) args+=(--connsPerPeer=4 --txQueues=1 --hostQdisc=desync) ;;
-	c) args+=(--connsPerPeer=4 --txQueues=4 --hostQdisc=desync) ;;
+	c) args+=(--connsPerPeer=4 --txQueues=4 --hostQdisc=desync --mqShare=1) ;;
 	d) args+=(--connsPerPeer=4 --txQueues=4 --hostQdisc=fq_codel) ;;
-	e) args+=(--connsPerPeer=4 --txQueues=4 --hostQdisc=desync "--desync=group_by flow") ;;
+	e) args+=(--connsPerPeer=4 --txQueues=4 --hostQdisc=desync --mqShare=1
+		  "--desync=group_by flow") ;;
 	f) args+=(--connsPerPeer=4 --txQueues=1 --hostQdisc=fq_codel) ;;
+	g) args+=(--connsPerPeer=4 --txQueues=4 --hostQdisc=desync --mqShare=0) ;;
+	h) args+=(--connsPerPeer=4 --txQueues=1 --hostQdisc=desync "--desync=arm always") ;;
+	i) args+=(--connsPerPeer=4 --txQueues=4 --hostQdisc=desync --mqShare=1
+		  "--desync=arm always") ;;
+	j) args+=(--connsPerPeer=4 --txQueues=4 --hostQdisc=desync --mqShare=0
+		  "--desync=arm always") ;;
+	k) args+=(--connsPerPeer=4 --txQueues=4 --hostQdisc=desync --mqShare=1
+		  "--desync=arm always ce_backlog 11") ;;
 	esac
 }
 

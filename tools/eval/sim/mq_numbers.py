@@ -6,9 +6,10 @@ and paired by seed as mq-report.py does, with its metrics, so a page and
 table.md cannot disagree.
 
 ROW is the scenario as in table.md (incast-16x256k, incast-64x256k),
-CONFIG its configuration (a-f); val() takes several of either, joined
+CONFIG its configuration (a-k); val() takes several of either, joined
 by commas, and reads all their runs.  KEY is a key of a run, NAME_ms for
-NAME_us in ms, queue_peak_kb, or one of mq-report.py's own: median_iter,
+NAME_us in ms, NAME.I for the I-th entry of a list (iter_ms.0: the
+first iteration), queue_peak_kb, or one of mq-report.py's own: median_iter,
 comm (the median iteration less the compute time, in us) and waits (the
 iterations over 30 ms of communication).  STAT is med (the default),
 min, max, range ("lo-hi") or spread ("med [lo-hi]") over seeds.
@@ -42,13 +43,17 @@ def runs(row, config):
 
 
 def metric(r, key):
+    name, dot, i = key.rpartition(".")
+    if dot and i.isdigit():
+        return metric(r, name)[int(i)]
     if key in OWN:
         return OWN[key](r)
     if key == "queue_peak_kb":
         return r["queue_peak_bytes"] / 1000
     if key.endswith("_ms") and key not in r:
         base = key[:-3]
-        return (OWN[base](r) if base in OWN else r[base + "_us"]) / 1000
+        v = OWN[base](r) if base in OWN else r[base + "_us"]
+        return [x / 1000 for x in v] if isinstance(v, list) else v / 1000
     return r[key]
 
 
