@@ -456,10 +456,23 @@ def main():
     work = [(n, a, q, s) for n, r, a, qs in rows
             if (not only and isinstance(r, int)) or n in only or str(r) in only
             for s in range(1, seeds * SEED_FACTOR.get(n, 1) + 1) for q in qs]
+    # A run that dies (an abort in ns-3) is reported and leaves no JSON,
+    # so the report shows its cell as missing; the others still run, and
+    # the exit status says that some did not finish.
+    failed = []
     with ThreadPoolExecutor(jobs) as ex:
         futs = [ex.submit(run_one, raw, *w) for w in work]
-        for i, f in enumerate(futs):
-            print(f"[{i + 1}/{len(futs)}] {os.path.basename(f.result())}", flush=True)
+        for i, (f, w) in enumerate(zip(futs, work)):
+            try:
+                done = os.path.basename(f.result())
+            except subprocess.CalledProcessError as e:
+                n, _, q, s = w
+                done = f"FAILED {n} {q} seed {s} (exit {e.returncode})"
+                failed.append(done)
+            print(f"[{i + 1}/{len(futs)}] {done}", flush=True)
+    for line in failed:
+        print(line, file=sys.stderr)
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":
