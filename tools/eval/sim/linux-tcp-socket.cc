@@ -543,6 +543,22 @@ void LinuxTcpSocket::RackUpdate(const TcpHeader &th, SequenceNumber32 ack)
 			deliver(it->second);
 		it = m_segs.erase(it);
 	}
+	/*
+	 * A segment the ACK covers in part: ns-3 resends a full MSS from
+	 * snd_una across the segments it sent, so a short segment (a
+	 * message's tail) resent takes the head of the next with it.  What
+	 * is left of it starts at snd_una, as tcp_trim_head() leaves a
+	 * partly acknowledged skb before __tcp_retransmit_skb() sends it
+	 * again; RACK's resend below reads its start here, and TcpTxBuffer
+	 * no longer holds what lies before snd_una.  A single segment acked
+	 * in part delivers nothing (tcp_clean_rtx_queue()).
+	 */
+	if (!m_segs.empty() && m_segs.begin()->first < ack) {
+		auto node = m_segs.extract(m_segs.begin());
+
+		node.key() = ack;
+		m_segs.insert(std::move(node));
+	}
 	for (const auto &b : blocks) {
 		for (auto it = m_segs.lower_bound(b.first);
 		     it != m_segs.end() && it->second.end <= b.second; ++it) {

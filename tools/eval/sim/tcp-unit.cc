@@ -10,10 +10,11 @@
  * object tells when each of B's segments left and when the ACKs came,
  * for tcp-unit.sh to hold against Linux's formulas.  --ce-c marks C's
  * segment CE on arrival, --ce-b=SEG the first transmission of B's
- * segment SEG.
+ * segment SEG.  --short-b=BYTES writes a message of BYTES, a segment
+ * shorter than the MSS, just before B; --drop calls it segment 0.
  *
  * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] [--ce-c] [--ce-b=SEG]
- *                 [--segs-c=N] [--drop=SEG:NTH,...]
+ *                 [--segs-c=N] [--short-b=BYTES] [--drop=SEG:NTH,...]
  */
 #include <cstdlib>
 #include <iostream>
@@ -39,10 +40,11 @@ namespace {
 const uint32_t kMss = 1448;
 const uint32_t kSegsB = 20;
 uint32_t g_segsC = 1;
+uint32_t g_shortB = 0;
 
 /*
- * Drops the @nth transmission of segment @seg (1-based) of message B, on
- * the receiver's side of the link.
+ * Drops the @nth transmission of segment @seg (1-based) of message B, or
+ * of the short message before it (0), on the receiver's side of the link.
  */
 class DropSegments : public ErrorModel
 {
@@ -67,9 +69,9 @@ class DropSegments : public ErrorModel
 		if (!c->GetSize() || !firstB)
 			return false;
 		uint32_t rel = th.GetSequenceNumber().GetValue() - 1;
-		if (rel < firstB)
+		if (rel + g_shortB < firstB)
 			return false;
-		uint32_t seg = (rel - firstB) / kMss + 1;
+		uint32_t seg = rel < firstB ? 0 : (rel - firstB) / kMss + 1;
 		if ((ceC && seg == kSegsB + 1) || (seg == ceB && !sent[seg])) {
 			p->RemoveHeader(ppp);
 			p->RemoveHeader(ip);
@@ -152,7 +154,7 @@ bool ParseDrops(const std::string &s, std::set<std::pair<uint32_t, uint32_t>> *d
 		char colon;
 		std::istringstream one(item);
 
-		if (!(one >> seg) || seg < 1 || seg > kSegsB)
+		if (!(one >> seg) || seg < (g_shortB ? 0 : 1) || seg > kSegsB)
 			return false;
 		if (one >> colon && (colon != ':' || !(one >> nth) || nth < 1))
 			return false;
@@ -192,11 +194,15 @@ int main(int argc, char **argv)
 		} else if (a.rfind("--segs-c=", 0) == 0 && std::atoi(a.c_str() + 9) >= 1 &&
 			   std::atoi(a.c_str() + 9) <= 100) {
 			g_segsC = std::atoi(a.c_str() + 9);
+		} else if (a.rfind("--short-b=", 0) == 0 && std::atoi(a.c_str() + 10) >= 1 &&
+			   std::atoi(a.c_str() + 10) < static_cast<int>(kMss)) {
+			g_shortB = std::atoi(a.c_str() + 10);
 		} else if (a.rfind("--drop=", 0) == 0) {
 			drops = a.substr(7);
 		} else {
 			std::cerr << "usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] "
-				     "[--ce-c] [--ce-b=SEG] [--segs-c=N] [--drop=SEG:NTH,...]\n";
+				     "[--ce-c] [--ce-b=SEG] [--segs-c=N] [--short-b=BYTES] "
+				     "[--drop=SEG:NTH,...]\n";
 			return 2;
 		}
 	}
@@ -266,7 +272,19 @@ int main(int argc, char **argv)
 
 	Simulator::Schedule(MilliSeconds(10), &Write, 1);
 	Simulator::Schedule(MilliSeconds(30), &Write, 20);
-	Simulator::Schedule(MilliSeconds(150), +[]() {
+	/*
+	 * B is written a microsecond after the short message, which so
+	 * leaves as a segment of its own, not merged with B's head.
+	 */
+	Time atB = MilliSeconds(150);
+	if (g_shortB) {
+		Simulator::Schedule(atB, +[]() {
+			g_run.tx->Send(Create<Packet>(g_shortB));
+			g_run.bytes += g_shortB;
+		});
+		atB += MicroSeconds(1);
+	}
+	Simulator::Schedule(atB, +[]() {
 		g_run.em->firstB = g_run.bytes;
 		g_run.inB = true;
 		g_run.startB = Simulator::Now();
