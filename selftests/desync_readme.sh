@@ -4,7 +4,7 @@
 # README.md's first commands, as written: one desync per TX queue of a
 # multiqueue device under an mq root of its own, and the complete way
 # back to the kernel's default qdisc.  The blocks are read from README.md
-# (each follows a "selftests/desync_readme.sh runs this block" comment),
+# (each follows a "this block as written: NAME" comment, tools/lib/readme.sh),
 # so the page cannot drift from what was tested.  They run in the sender
 # namespace on a 4-queue veth named eth0, as the page names it; systemctl
 # and modprobe are recorded, not run, since the VM boots no systemd and
@@ -21,19 +21,11 @@ RETRY_TESTS=
 
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
+# shellcheck source=tools/lib/readme.sh
+source "$REPO/tools/lib/readme.sh"
 
 README=$REPO/README.md
 QUEUES=4
-
-# The fenced block of README.md that follows its "runs this block as
-# written: NAME" comment.
-readme_block()	# NAME
-{
-	awk -v name="$1" '
-		index($0, "selftests/desync_readme.sh runs this block as written: " name " -->") { want = 1; next }
-		want && /^```/ { if (inside) exit; inside = 1; next }
-		inside { print }' "$README"
-}
 
 # Runs a README block in the sender namespace with bash -e, so that any
 # failing command fails it; systemctl and modprobe append their arguments
@@ -42,7 +34,7 @@ readme_run()	# NAME
 {
 	local block
 
-	block=$(readme_block "$1")
+	block=$(readme_block "$README" "$1")
 	[ -n "$block" ] || { fail "README.md has no block \"$1\""; return 1; }
 	# The stubs expand $CALLS when they run, in the inner shell.
 	# shellcheck disable=SC2016
