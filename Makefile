@@ -12,6 +12,8 @@
 #   make deb             Debian packages sch-desync-dkms and tc-desync into
 #                        build/deb/ (debhelper, dh-dkms, lintian)
 #   make check-deb       install both packages in a VM on 6.1 and 6.12
+#   make check-walk      README as written with both packages, top to bottom,
+#                        in a VM on 6.1 booted with systemd (mmdebstrap)
 #   make release VERSION=X.Y  changelog entry, commit and tag vX.Y
 #                        (Documentation/process.md)
 #   make check-newest    build the module against the newest kernel headers
@@ -110,6 +112,9 @@ deb:
 check-deb:
 	tools/ops/pkg/test-deb-vm.sh 6.1 6.12
 
+check-walk:
+	tools/ops/pkg/test-walk-vm.sh
+
 release:
 	tools/ops/pkg/release.sh "$(VERSION)"
 
@@ -159,6 +164,6 @@ clean:
 	$(MAKE) -C tools/ops/desyncctl clean
 	$(MAKE) -C tools/eval/sim clean
 
-.PHONY: all module plugin tools install uninstall version deb check-deb release \
-	check-newest check demo bench-effect bench-cost stress sim bench-sim tcp-vm \
-	plan-test bench-plan clean
+.PHONY: all module plugin tools install uninstall version deb check-deb check-walk \
+	release check-newest check demo bench-effect bench-cost stress sim bench-sim \
+	tcp-vm plan-test bench-plan clean

@@ -1,0 +1,311 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage (in the walk VM, from its readme-walk unit): guest-walk.sh RUN_DIR
+#
+# The guest side of test-walk-vm.sh: a host with systemd goes through
+# README.md top to bottom with the two packages, on a multiqueue virtio
+# NIC named eth0.  Runs at every boot; the step reached is kept on the
+# guest's disk, so the walk goes on after the reboot it asks for.
+#   boot 1: install, apply, then reboot
+#   boot 2: back after the reboot, channel change, doctor, metrics,
+#           the way back, purge; then power off
+# README's blocks run as written with bash -e, found by their "this block
+# as written: NAME" comments (tools/lib/readme.sh).  Results go to
+# RUN_DIR/tap as TAP lines, the commands' output to RUN_DIR/NAME.log, and
+# RUN_DIR/done marks the end.
+
+set -u
+
+RUN=${1:?usage: guest-walk.sh RUN_DIR}
+REPO=$(dirname "$(dirname "$(dirname "$(dirname "$(readlink -f "$0")")")")")
+README=$REPO/README.md
+TAP=$RUN/tap
+STATE=/var/lib/readme-walk
+DEV=eth0
+PROM_DIR=/var/lib/prometheus/node-exporter
+RULES=/usr/share/doc/tc-desync/examples/desync.rules.yml
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive
+
+# shellcheck source=tools/lib/readme.sh
+source "$REPO/tools/lib/readme.sh"
+
+say()
+{
+	echo "$*" >> "$TAP"
+	echo "walk: $*"
+}
+
+# One TAP line; the number goes on from the lines of earlier boots.
+step()	# NAME FUNCTION
+{
+	local n
+
+	n=$(( $(grep -cE '^(not )?ok ' "$TAP" 2>/dev/null) + 1 ))
+	say "# $1: started"
+	if "$2" > "$RUN/$2.log" 2>&1; then
+		say "ok $n - $1"
+	else
+		say "not ok $n - $1"
+		tail -n 25 "$RUN/$2.log" | sed 's/^/# /' >> "$TAP"
+	fi
+}
+
+# Runs README's block NAME as written, with bash -e: any command failing
+# fails it.  PRELUDE, if given, runs first in the same shell.  Questions
+# (apt-get's "Do you want to continue?") get the admin's "y".
+readme_run()	# NAME [PRELUDE]
+{
+	local block
+
+	block=$(readme_block "$README" "$1")
+	[ -n "$block" ] || { echo "README.md has no block \"$1\""; return 1; }
+	echo "+ README block $1:"
+	printf '%s\n' "$block"
+	yes 2> /dev/null | bash -e -x -c "${2:-}"$'\n'"$block"
+}
+
+# Every TX queue active on DEV has a desync under README's mq root, 1:.
+every_queue_desync()
+{
+	local q i bad=0 n=0
+
+	for q in /sys/class/net/"$DEV"/queues/tx-*; do
+		i=${q##*-}
+		n=$((n + 1))
+		tc qdisc show dev $DEV parent "1:$(printf %x $((i + 1)))" |
+			grep -q '^qdisc desync ' || { echo "tx-$i has no desync"; bad=1; }
+	done
+	echo "$n TX queues active, of $(ip -d link show dev $DEV |
+		sed -nE 's/.* numtxqueues ([0-9]+) .*/\1/p')"
+	tc qdisc show dev $DEV
+	[ $n -gt 1 ] || { echo "$DEV is not multiqueue"; bad=1; }
+	return $bad
+}
+
+# The TX queues active on DEV.
+txqueues()
+{
+	find /sys/class/net/$DEV/queues -maxdepth 1 -name 'tx-*' | wc -l
+}
+
+is_enabled()	# UNIT
+{
+	[ "$(systemctl is-enabled "$1" 2>&1)" = enabled ]
+}
+
+# 1. README's package install.  The packages were built on the host by
+# make deb's script (test-walk-vm.sh): the block's make deb is that run.
+walk_install()
+{
+	cd "$RUN" || return 1
+	# The block's make deb already ran: the packages are in build/deb/.
+	# shellcheck disable=SC2016 # expanded by the block's shell
+	readme_run packages 'make() { [ "$*" = deb ] && ls build/deb/*.deb; }' ||
+		return 1
+	dkms status sch-desync | grep -q "$(uname -r).*: installed" || return 1
+	modinfo -F version sch_desync
+	[ -e /etc/desync/DEV.conf.example ] || { echo "no /etc/desync/DEV.conf.example"; return 1; }
+	echo "desync-exporter.timer: $(systemctl is-enabled desync-exporter.timer 2>&1)," \
+		"$(systemctl is-active desync-exporter.timer 2>&1)"
+	! is_enabled desync-exporter.timer &&
+		! systemctl -q is-active desync-exporter.timer
+}
+
+# 2. README's persistence: desync-apply as /etc/desync/eth0.conf says,
+# kept by desync@eth0.service.
+walk_apply()
+{
+	readme_run persist || return 1
+	systemctl --no-pager status desync@$DEV.service
+	systemctl -q is-active desync@$DEV.service || return 1
+	every_queue_desync
+}
+
+# 3. A real reboot: the unit brings desync back when eth0 appears.
+walk_reboot()
+{
+	local state
+
+	state=$(timeout 300 systemctl is-system-running --wait)
+	echo "system: $state; boot $(cat /proc/sys/kernel/random/boot_id)," \
+		"before $(cat $STATE/boot_id)"
+	[ "$(cat /proc/sys/kernel/random/boot_id)" != "$(cat $STATE/boot_id)" ] || return 1
+	systemctl --no-pager status desync@$DEV.service
+	systemctl -q is-active desync@$DEV.service || return 1
+	every_queue_desync
+}
+
+# 4. A channel change activating every queue the NIC has.
+walk_channels()
+{
+	local before max
+
+	ethtool -l $DEV
+	before=$(txqueues)
+	max=$(ethtool -l $DEV | awk '/^Combined:/ { print $2; exit }')
+	[ "${max:-0}" -gt "$before" ] || { echo "no channel to add: $before of ${max:-?}"; return 1; }
+	ethtool -L $DEV combined "$max" || return 1
+	udevadm settle
+	# Whatever reacts to the change (nothing should need to) has had time.
+	sleep 5
+	[ "$(txqueues)" -eq "$max" ] || return 1
+	every_queue_desync
+}
+
+# 5. doctor.  Its ECN check wants what Documentation/tuning.md's "ECN and
+# DCTCP on hosts and switches" sets on hosts; README itself says nothing
+# of it, so doctor warns (exit 1) before.
+walk_doctor()
+{
+	echo "+ before tuning.md's DCTCP:"
+	desyncctl doctor $DEV
+	echo "exit $?"
+	sysctl -w net.ipv4.tcp_congestion_control=dctcp net.ipv4.tcp_ecn=1 || return 1
+	desyncctl doctor $DEV
+}
+
+# 6. The exporter as README enables it, node_exporter serving its file,
+# and the shipped rules joining it with node_exporter's own series in a
+# Prometheus that scrapes this host: per device with node_network_*, per
+# host with node_netstat_TcpExt_TCPTimeouts.
+walk_metrics()
+{
+	local i q want labels ping prom ok=1
+
+	readme_run exporter || return 1
+	for i in $(seq 60); do
+		[ -s $PROM_DIR/desync.prom ] && break
+		sleep 1
+	done
+	grep -E '^desync_bursts_total' $PROM_DIR/desync.prom || return 1
+	labels=$(grep -oE '^desync_bursts_total\{[^}]*\}' $PROM_DIR/desync.prom |
+		grep -oE '[a-z_]+=' | sort -u | tr -d '=\n')
+	echo "desync_bursts_total's labels: $labels"
+	# node_exporter's qdisc and network collectors name the same things so.
+	[ "$labels" = devicehandlekindparent ] || return 1
+
+	# Traffic on eth0 for both sides of the join.
+	ip addr add 192.0.2.1/24 dev $DEV
+	ip link set $DEV up
+	ping -q -i 0.5 192.0.2.2 > /dev/null 2>&1 &
+	ping=$!
+	mkdir -p /var/tmp/walk-prom
+	cat > /var/tmp/walk-prom/prometheus.yml <<-EOF
+	global:
+	  scrape_interval: 10s
+	  evaluation_interval: 5s
+	rule_files:
+	  - $RULES
+	scrape_configs:
+	  - job_name: node
+	    static_configs:
+	      - targets: ['localhost:9100']
+	EOF
+	systemctl start prometheus-node-exporter
+	curl -s localhost:9100/metrics | grep -E "^desync_bursts_total\{device=\"$DEV\"" ||
+		{ echo "node_exporter does not serve desync.prom"; ok=0; }
+	promtool check rules $RULES || ok=0
+	prometheus --config.file=/var/tmp/walk-prom/prometheus.yml \
+		--storage.tsdb.path=/var/tmp/walk-prom/data \
+		--web.listen-address=127.0.0.1:9090 > /var/tmp/walk-prom/log 2>&1 &
+	prom=$!
+	# QUERY and the label its series must have.
+	while read -r q want; do
+		for i in $(seq 60); do
+			curl -s http://127.0.0.1:9090/api/v1/query \
+				--data-urlencode "query=$q" > /var/tmp/walk-prom/q
+			grep -q "$want" /var/tmp/walk-prom/q && break
+			sleep 2
+		done
+		echo "$q: $(cat /var/tmp/walk-prom/q)"
+		grep -q "$want" /var/tmp/walk-prom/q || ok=0
+	done <<-EOF
+	instance_device:desync_bursts:rate5m{device="$DEV"} "device":"$DEV"
+	instance_device:desync_transmit_bytes:ratio5m{device="$DEV"} "device":"$DEV"
+	instance:desync_tcp_timeouts_per_burst:ratio5m "instance":"localhost:9100"
+	EOF
+	# The scrape as Prometheus saw it: health, lastError, its duration.
+	curl -s http://127.0.0.1:9090/api/v1/targets
+	echo
+	[ $ok -eq 1 ] || tail -n 15 /var/tmp/walk-prom/log
+	kill $prom $ping 2> /dev/null
+	wait
+	[ $ok -eq 1 ]
+}
+
+# 7. README's way back: the kernel's default root, nothing enabled, the
+# module gone.
+walk_back()
+{
+	local ok=1 u
+
+	readme_run back || ok=0
+	tc qdisc show dev $DEV
+	tc qdisc show dev $DEV root | grep -q '^qdisc mq 0: root' || ok=0
+	! tc qdisc show dev $DEV | grep -q desync || ok=0
+	for u in desync@$DEV.service desync-exporter.timer; do
+		echo "$u: $(systemctl is-enabled "$u" 2>&1), $(systemctl is-active "$u" 2>&1)"
+		! is_enabled "$u" && ! systemctl -q is-active "$u" || ok=0
+	done
+	! grep -q '^sch_desync ' /proc/modules || { echo "sch_desync still loaded"; ok=0; }
+	[ $ok -eq 1 ]
+}
+
+# 8. Purge: nothing of the packages left.
+walk_purge()
+{
+	local ok=1 left
+
+	apt-get purge -y tc-desync sch-desync-dkms < /dev/null || ok=0
+	left=$(dpkg -l | grep -i desync)
+	[ -z "$left" ] || { echo "dpkg -l: $left"; ok=0; }
+	left=$(ls -d /usr/src/sch-desync* /var/lib/dkms/sch-desync 2> /dev/null)
+	[ -z "$left" ] || { echo "left: $left"; ok=0; }
+	[ -z "$(dkms status sch-desync)" ] || { dkms status; ok=0; }
+	left=$(find /lib/modules /lib/systemd /etc/systemd /usr/sbin /usr/lib \
+		/var/lib/prometheus /usr/share -name '*desync*' 2> /dev/null)
+	[ -z "$left" ] || { echo "left: $left"; ok=0; }
+	# The admin's own eth0.conf is not the packages' to remove.
+	left=$(find /etc/desync -mindepth 1 ! -name "$DEV.conf" 2> /dev/null)
+	[ -z "$left" ] || { echo "left in /etc/desync: $left"; ok=0; }
+	[ $ok -eq 1 ]
+}
+
+mkdir -p $STATE
+stage=$(cat $STATE/stage 2> /dev/null || echo 1)
+case $stage in
+1)
+	echo "TAP version 13" > "$TAP"
+	say "# boot 1: $(uname -r), systemd $(systemctl --version | head -n 1)"
+	timeout 300 systemctl is-system-running --wait > /dev/null
+	step "install the packages as README says" walk_install
+	step "desync@$DEV.service puts desync on every TX queue" walk_apply
+	cat /proc/sys/kernel/random/boot_id > $STATE/boot_id
+	echo 2 > $STATE/stage
+	sync
+	say "# rebooting"
+	systemctl reboot
+	;;
+2)
+	echo 3 > $STATE/stage
+	say "# boot 2"
+	step "after a reboot, desync is back on every TX queue" walk_reboot
+	step "ethtool -L: the queues activated have desync" walk_channels
+	step "desyncctl doctor $DEV is clean" walk_doctor
+	step "exporter, node_exporter and the shipped rules" walk_metrics
+	step "README's way back" walk_back
+	step "apt-get purge leaves nothing" walk_purge
+	n=$(grep -cE '^(not )?ok ' "$TAP")
+	f=$(grep -cE '^not ok ' "$TAP")
+	say "1..$n"
+	say "walk-$(uname -r): $((n - f)) passed, $f failed"
+	touch "$RUN/done"
+	sync
+	systemctl poweroff
+	;;
+*)
+	# A boot after the end: the host stops the VM at the power-off.
+	systemctl poweroff
+	;;
+esac

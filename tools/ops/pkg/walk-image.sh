@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: walk-image.sh 6.1|KVER
+#
+# Builds the Debian 12 root filesystem test-walk-vm.sh boots, with systemd
+# as PID 1, and prints "IMAGE INITRD": an ext4 image and the initramfs
+# Debian's initramfs-tools made for KVER inside it.  The image has what a
+# bookworm host running desync has before the packages arrive: systemd,
+# udev, iproute2, ethtool, dkms and the headers of the booted kernel (from
+# the archive, as "apt-get install linux-headers-$(uname -r)" would get
+# them), node_exporter and Prometheus.  Cached under $DESYNC_CACHE/walk/,
+# keyed by the package list, this script and the kernel's package set.
+#
+# Two 9p shares are mounted in the guest: "repo" (this tree, read-only) on
+# /srv/walk/repo and "run" (the run's folder) on /srv/walk/run; the
+# readme-walk unit runs the guest side of the test from the tree at every
+# boot (tools/ops/pkg/guest-walk.sh).
+
+set -euo pipefail
+# shellcheck source=tools/testing/vm/kernels.sh
+source "$(dirname "$(readlink -f "$0")")/../../testing/vm/kernels.sh"
+
+[ $# -eq 1 ] || { sed -n '3,18s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+kver=$(kver_or_fetch "$1")
+need_pkgs mmdebstrap e2fsprogs
+
+MIRROR=${DESYNC_MIRROR:-http://deb.debian.org/debian}
+SECURITY=${DESYNC_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+# The kernel image brings its modules and, through initramfs-tools, an
+# initramfs that finds a virtio disk; the headers are what DKMS needs.
+PKGS="systemd-sysv udev dbus kmod procps iproute2 ethtool iputils-ping
+	curl ca-certificates dkms gcc make linux-image-$kver linux-headers-$kver
+	initramfs-tools libnl-3-200 libnl-route-3-200 prometheus
+	prometheus-node-exporter"
+
+key=$( (echo "$PKGS"; cat "$0" "$(kroot "$kver")/.stamp") | sha256sum | cut -c1-16)
+dir=$CACHE/walk
+img=$dir/$kver-$key.img
+initrd=$dir/$kver-$key.initrd
+if [ -e "$img" ] && [ -e "$initrd" ]; then
+	echo "$img $initrd"
+	exit 0
+fi
+
+mkdir -p "$dir"
+exec 9> "$dir/.lock"
+flock 9
+stage=$(mktemp -d "$dir/.stage.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+
+# Units that would compete with the test for the two emulated CPUs or
+# for dpkg's lock (apt's daily runs) are masked; Prometheus runs only as
+# the test starts it, with its own configuration.
+MASK=(apt-daily.timer apt-daily-upgrade.timer fstrim.timer e2scrub_all.timer
+	e2scrub_reap.service prometheus.service
+	prometheus-node-exporter-apt.timer
+	prometheus-node-exporter-ipmitool-sensor.timer
+	prometheus-node-exporter-mellanox-hca-temp.timer
+	prometheus-node-exporter-nvme.timer
+	prometheus-node-exporter-smartmon.timer)
+
+walk_unit='[Unit]
+Description=README walk (test-walk-vm.sh)
+Wants=network-online.target
+After=multi-user.target srv-walk-repo.mount srv-walk-run.mount
+[Service]
+# Not oneshot: the walk waits for the boot to finish, which a oneshot
+# unit ordered into it would never see.
+Type=exec
+ExecStart=/srv/walk/repo/tools/ops/pkg/guest-walk.sh /srv/walk/run
+StandardOutput=journal+console
+StandardError=journal+console
+[Install]
+WantedBy=multi-user.target'
+
+# mmdebstrap writes no /etc/hosts; the installer writes this one.  Without
+# it only curl, which knows localhost itself, resolves the name:
+# Prometheus's scrape of localhost:9100 failed on a DNS lookup.
+warn "building the walk image for $kver (mmdebstrap)"
+# The single-quoted hooks are expanded by mmdebstrap's shell ($1 is the
+# root being built).
+# shellcheck disable=SC2086,SC2016 # one word per package; see above
+mmdebstrap --variant=apt --include="$(echo $PKGS | tr ' ' ,)" \
+	--aptopt='APT::Install-Recommends "false"' \
+	--customize-hook='echo walk > "$1/etc/hostname"' \
+	--customize-hook='printf "%s\t%s\n" 127.0.0.1 localhost 127.0.1.1 walk \
+		::1 "localhost ip6-localhost ip6-loopback" > "$1/etc/hosts"' \
+	--customize-hook='printf "%s\n" "/dev/vda / ext4 rw,errors=remount-ro 0 1" \
+		"repo /srv/walk/repo 9p trans=virtio,version=9p2000.L,ro,msize=262144 0 0" \
+		"run /srv/walk/run 9p trans=virtio,version=9p2000.L,msize=262144 0 0" \
+		> "$1/etc/fstab"' \
+	--customize-hook='mkdir -p "$1/srv/walk/repo" "$1/srv/walk/run"' \
+	--customize-hook='printf "%s\n" 9pnet_virtio 9p > "$1/etc/modules-load.d/walk.conf"' \
+	--customize-hook="printf '%s\n' '$walk_unit' > \"\$1/etc/systemd/system/readme-walk.service\"" \
+	--customize-hook='chroot "$1" systemctl enable readme-walk.service' \
+	--customize-hook="chroot \"\$1\" systemctl mask ${MASK[*]}" \
+	--customize-hook='chroot "$1" passwd -d root' \
+	--customize-hook="cp \"\$1/boot/initrd.img-$kver\" '$stage/initrd'" \
+	bookworm "$stage/root" \
+	"deb $MIRROR bookworm main" \
+	"deb $MIRROR bookworm-updates main" \
+	"deb $SECURITY bookworm-security main" >&2 ||
+	die "mmdebstrap failed"
+
+# Room for the DKMS build, the journal and Prometheus's database.
+size=$(( $(du -sm "$stage/root" | cut -f1) + 1024 ))
+mke2fs -q -t ext4 -L walkroot -d "$stage/root" "$stage/img" "${size}M" >&2 ||
+	die "mke2fs failed"
+rm -f "$dir/$kver"-*.img "$dir/$kver"-*.initrd
+mv "$stage/initrd" "$initrd"
+mv "$stage/img" "$img"
+echo "$img $initrd"
