@@ -51,8 +51,11 @@ result $? "traffic flowed during the fuzz" "$sent packets sent on $DEV_A"
 # And it must flow once the churn is over: a fresh desync root with the
 # defaults, over a fixed window.  The probe alone offers 500 packets a
 # second; a transmit queue the churn left stopped sends none.
+# A replace would change the fuzzer's last desync, keeping its options:
+# delete whatever root it left, then add one.
 start_traffic 10
-tc -n "$NS_A" qdisc replace dev "$DEV_A" root desync
+tc -n "$NS_A" qdisc del dev "$DEV_A" root 2> /dev/null
+tc -n "$NS_A" qdisc add dev "$DEV_A" root desync
 rc=$?
 sleep 1
 tx0=$(tx_packets "$NS_A" "$DEV_A")
