@@ -166,6 +166,7 @@ class Cluster : public WorkloadNet
 	Time m_t0;
 	uint64_t m_rtos = 0;
 	uint64_t m_probes = 0;	/* tail loss probes (--tcp=linux) */
+	uint64_t m_rtxHostq = 0;	/* resends refused as still in the host (--tcp=linux) */
 	uint64_t m_linkLosses = 0;
 	uint32_t m_startCwndMax = 0;	/* bytes: the largest window a message started with */
 	uint32_t m_jobsDone = 0;
@@ -682,9 +683,13 @@ void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
 		"HighestRxAck", MakeBoundCallback(+[](SockState *k, SequenceNumber32, SequenceNumber32 v) {
 			k->una = v;
 		}, ss));
-	if (m_o.tcp == "linux")
+	if (m_o.tcp == "linux") {
 		s->TraceConnectWithoutContext(
 			"LossProbe", MakeBoundCallback(+[](uint64_t *n) { ++*n; }, &m_probes));
+		s->TraceConnectWithoutContext(
+			"SpuriousRtxHostQueues",
+			MakeBoundCallback(+[](uint64_t *n) { ++*n; }, &m_rtxHostq));
+	}
 	s->TraceConnectWithoutContext(
 		"HighestSequence", MakeBoundCallback(+[](SockState *k, SequenceNumber32,
 							  SequenceNumber32 v) {
@@ -1072,6 +1077,7 @@ void Cluster::Report(double wallS)
 	for (size_t i = 0; i < iters.size(); i++)
 		js << (i ? ", " : "") << iters[i];
 	js << "], \"rtos\": " << m_rtos << ", \"probes\": " << m_probes
+	   << ", \"rtx_hostq\": " << m_rtxHostq
 	   << ", \"drops\": " << drops
 	   << ", \"ce_marks\": " << marks << ", \"queue_peak_bytes\": " << peak
 	   << ", \"switch_buffer\": \"" << (m_o.sharedBuf ? "shared" : "static")

@@ -6,8 +6,11 @@
 #include <algorithm>
 
 #include "ns3/boolean.h"
+#include "ns3/ipv4-l3-protocol.h"
+#include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/object-factory.h"
+#include "ns3/queue-disc.h"
 #include "ns3/rtt-estimator.h"
 #include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-l4-protocol.h"
@@ -17,12 +20,154 @@
 #include "ns3/tcp-recovery-ops.h"
 #include "ns3/tcp-rx-buffer.h"
 #include "ns3/tcp-tx-buffer.h"
+#include "ns3/traffic-control-layer.h"
 #include "ns3/uinteger.h"
 
 #include "linux-dctcp.h"
 
 namespace ns3
 {
+
+/* ---- the host's queues (skb_fclone_busy()) ---- */
+
+/* The key of one transmission, from the socket to the device. */
+class LinuxHostQueueTag : public Tag
+{
+  public:
+	static TypeId GetTypeId()
+	{
+		static TypeId tid = TypeId("ns3::LinuxHostQueueTag")
+					    .SetParent<Tag>()
+					    .SetGroupName("Internet")
+					    .AddConstructor<LinuxHostQueueTag>();
+		return tid;
+	}
+	TypeId GetInstanceTypeId() const override
+	{
+		return GetTypeId();
+	}
+	uint32_t GetSerializedSize() const override
+	{
+		return 8;
+	}
+	void Serialize(TagBuffer i) const override
+	{
+		i.WriteU64(key);
+	}
+	void Deserialize(TagBuffer i) override
+	{
+		key = i.ReadU64();
+	}
+	void Print(std::ostream &os) const override
+	{
+		os << "key=" << key;
+	}
+
+	uint64_t key = 0;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(LinuxHostQueueTag);
+NS_OBJECT_ENSURE_REGISTERED(LinuxHostQueue);
+
+TypeId LinuxHostQueue::GetTypeId()
+{
+	static TypeId tid = TypeId("ns3::LinuxHostQueue")
+				    .SetParent<Object>()
+				    .SetGroupName("Internet")
+				    .AddConstructor<LinuxHostQueue>();
+	return tid;
+}
+
+Ptr<LinuxHostQueue> LinuxHostQueue::Of(Ptr<Node> node)
+{
+	Ptr<LinuxHostQueue> q = node->GetObject<LinuxHostQueue>();
+
+	if (!q) {
+		q = CreateObject<LinuxHostQueue>();
+		node->AggregateObject(q);
+		q->Hook(node);
+	}
+	return q;
+}
+
+/*
+ * A transmission leaves the host when its device has sent its last bit
+ * (the TX completion that frees the clone), or when the queue disc, the
+ * device or IP drops it (kfree_skb()).  A queue disc's children report
+ * their drops through the root's "Drop".
+ */
+void LinuxHostQueue::Hook(Ptr<Node> node)
+{
+	Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
+	Ptr<Ipv4L3Protocol> ip = node->GetObject<Ipv4L3Protocol>();
+
+	for (uint32_t i = 0; i < node->GetNDevices(); i++) {
+		Ptr<NetDevice> dev = node->GetDevice(i);
+		Ptr<QueueDisc> qd = tc ? tc->GetRootQueueDiscOnDevice(dev) : nullptr;
+
+		dev->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&LinuxHostQueue::Left, this));
+		dev->TraceConnectWithoutContext("PhyTxDrop", MakeCallback(&LinuxHostQueue::Left, this));
+		dev->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&LinuxHostQueue::Left, this));
+		if (qd)
+			qd->TraceConnectWithoutContext("Drop",
+						       MakeCallback(&LinuxHostQueue::QdiscDrop, this));
+	}
+	if (ip)
+		ip->TraceConnectWithoutContext(
+			"Drop", MakeBoundCallback(+[](LinuxHostQueue *q, const Ipv4Header &,
+						     Ptr<const Packet> p, Ipv4L3Protocol::DropReason,
+						     Ptr<Ipv4>, uint32_t) { q->Left(p); }, this));
+}
+
+void LinuxHostQueue::DoDispose()
+{
+	m_out.clear();
+	Object::DoDispose();
+}
+
+uint64_t LinuxHostQueue::Add(Ptr<LinuxTcpSocket> sock)
+{
+	static uint64_t next;
+
+	m_out.emplace(++next, sock);
+	return next;
+}
+
+void LinuxHostQueue::Left(Ptr<const Packet> p)
+{
+	LinuxHostQueueTag tag;
+
+	if (m_out.empty() || !p->PeekPacketTag(tag))
+		return;
+	auto it = m_out.find(tag.key);
+	if (it == m_out.end())
+		return;
+	Ptr<LinuxTcpSocket> sock = it->second;
+
+	m_out.erase(it);
+	sock->LeftHost();
+}
+
+void LinuxHostQueue::QdiscDrop(Ptr<const QueueDiscItem> item)
+{
+	Left(item->GetPacket());
+}
+
+/*
+ * The socket's own "Tx" trace, which sees the packet it hands down:
+ * a fork copies the connection, and the socket is the trace's own
+ * argument.
+ */
+static void TagHostQueue(Ptr<const Packet> p, const TcpHeader &, Ptr<const TcpSocketBase> s)
+{
+	Ptr<const LinuxTcpSocket> ls = DynamicCast<const LinuxTcpSocket>(s);
+	LinuxHostQueueTag tag;
+
+	if (!ls || !ls->TxKey())
+		return;
+	tag.key = ls->TxKey();
+	p->AddPacketTag(tag);
+}
 
 NS_OBJECT_ENSURE_REGISTERED(LinuxTcpSocket);
 
@@ -50,6 +195,12 @@ TypeId LinuxTcpSocket::GetTypeId()
 						  BooleanValue(true),
 						  MakeBooleanAccessor(&LinuxTcpSocket::m_rack),
 						  MakeBooleanChecker())
+				    .AddAttribute("HostQueue",
+						  "No resend of a segment whose last transmission "
+						  "is still in the host (skb_still_in_host_queue())",
+						  BooleanValue(true),
+						  MakeBooleanAccessor(&LinuxTcpSocket::m_hostQueueCheck),
+						  MakeBooleanChecker())
 				    .AddTraceSource("SRTT",
 						    "The smoothed RTT as tcp_sock's srtt_us >> 3: from "
 						    "samples to the microsecond, where ns-3's \"RTT\" "
@@ -58,6 +209,11 @@ TypeId LinuxTcpSocket::GetTypeId()
 						    "ns3::TracedValueCallback::Time")
 				    .AddTraceSource("LossProbe", "A tail loss probe left",
 						    MakeTraceSourceAccessor(&LinuxTcpSocket::m_probeTrace),
+						    "ns3::TracedCallback::Void")
+				    .AddTraceSource("SpuriousRtxHostQueues",
+						    "A resend found the segment still in the host "
+						    "(TcpExtTCPSpuriousRtxHostQueues)",
+						    MakeTraceSourceAccessor(&LinuxTcpSocket::m_hostQueueTrace),
 						    "ns3::TracedCallback::Void");
 	return tid;
 }
@@ -90,6 +246,7 @@ Ptr<Socket> LinuxTcpSocket::Create(Ptr<Node> node)
 	s->SetRecoveryAlgorithm(f.Create<TcpRecoveryOps>());
 	/* Delivers its segments and forked children as CreateSocket()'s. */
 	tcp->AddSocket(s);
+	s->TraceConnectWithoutContext("Tx", MakeCallback(&TagHostQueue));
 	return s;
 }
 
@@ -268,6 +425,16 @@ void LinuxTcpSocket::ReTxTimeout()
 	m_tlpOut = false;
 	m_probeAt = Time(0);
 	TcpSocketBase::ReTxTimeout();
+	/*
+	 * A resend refused as still in the host returns -EBUSY, not the
+	 * positive error of local congestion that re-arms after
+	 * TCP_RESOURCE_PROBE_INTERVAL: tcp_retransmit_timer() has entered
+	 * loss all the same, backs off and re-arms for the doubled icsk_rto,
+	 * with nothing sent.
+	 */
+	if (m_busyEvent == Simulator::GetEventCount() && !m_retxEvent.IsRunning() &&
+	    m_tcb->m_congState == TcpSocketState::CA_LOSS)
+		ArmRto();
 }
 
 /* ---- the tail loss probe (net/ipv4/tcp_output.c, tcp_input.c) ---- */
@@ -363,7 +530,15 @@ void LinuxTcpSocket::SendLossProbe()
 	} else {
 		uint32_t last = out % mss ? out % mss : mss;
 
-		SendDataPacket(m_tcb->m_highTxMark.Get() - last, last, true);
+		/*
+		 * The last segment still in the host: no probe, tlp_high_seq
+		 * stays unset, and the RTO runs on for what is left of it
+		 * (the rearm_timer exit, tcp_rearm_rto()).
+		 */
+		if (!SendDataPacket(m_tcb->m_highTxMark.Get() - last, last, true)) {
+			m_inProbe = false;
+			return;
+		}
 		m_tlpRetrans = true;
 	}
 	m_inProbe = false;
@@ -636,8 +811,10 @@ bool LinuxTcpSocket::RackDetectLoss()
 			budget -= len;
 			resend.push_back({ kv.first, len });
 		}
+		/* ... and stops at one still in the host. */
 		for (const auto &r : resend) {
-			SendDataPacket(r.first, r.second, true);
+			if (!SendDataPacket(r.first, r.second, true))
+				break;
 		}
 		SendPendingData(m_connected);
 	}
@@ -842,10 +1019,21 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, 
 {
 	bool fresh = seq >= m_tcb->m_highTxMark;
 
+	if (!fresh && StillInHostQueue(seq)) {
+		m_busyEvent = Simulator::GetEventCount();
+		return 0;
+	}
 	/* What ns-3 arms the retransmit timer with, if none runs. */
 	if (!m_retxEvent.IsRunning())
 		m_rto = TimerDelay(Jiffies(Simulator::Now()) + RtoJiffies());
+	if (m_hostQueueCheck && !m_hostQueue)
+		m_hostQueue = LinuxHostQueue::Of(m_node);
+	if (m_hostQueue)
+		m_txKey = m_hostQueue->Add(this);
 	uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+	uint64_t key = m_txKey;
+
+	m_txKey = 0;
 
 	/*
 	 * RACK's record: a new segment, or the segments out that this
@@ -853,6 +1041,7 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, 
 	 */
 	if (sz && fresh) {
 		m_segs[seq] = Seg{ seq + sz, Simulator::Now() };
+		m_segs[seq].hostKey = key;
 	} else if (sz) {
 		auto it = m_segs.upper_bound(seq);
 
@@ -863,6 +1052,7 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, 
 				continue;
 			it->second.sent = Simulator::Now();
 			it->second.retrans = true;
+			it->second.hostKey = key;
 		}
 	}
 
@@ -872,6 +1062,76 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, 
 	if (withAck)
 		AckSent();
 	return sz;
+}
+
+/* ---- resends of what is still in the host (net/ipv4/tcp_output.c) ---- */
+
+/*
+ * skb_still_in_host_queue(), as __tcp_retransmit_skb() asks it first:
+ * the segment at @seq was last sent in a transmission still in this
+ * host's queue disc or device, so a resend would only queue behind it.
+ * TSQ_THROTTLED has the host's TX completion try again (LeftHost()).
+ */
+bool LinuxTcpSocket::StillInHostQueue(SequenceNumber32 seq)
+{
+	if (!m_hostQueue)
+		return false;
+	auto it = m_segs.upper_bound(seq);
+
+	if (it == m_segs.begin())
+		return false;
+	--it;
+	if (it->second.end <= seq || !m_hostQueue->InHost(it->second.hostKey))
+		return false;
+	m_tsqThrottled = true;
+	m_hostQueueTrace();
+	return true;
+}
+
+/*
+ * The walk that asked for the refused resend stops there, as
+ * tcp_xmit_retransmit_queue() breaks out on __tcp_retransmit_skb()'s
+ * error: ns-3's SendPendingData() sends as long as the window is open,
+ * so the window is shut until the event ends.  New data waits with it,
+ * where Linux's tcp_write_xmit() could still send some.
+ */
+uint32_t LinuxTcpSocket::AvailableWindow() const
+{
+	if (m_busyEvent == Simulator::GetEventCount())
+		return 0;
+	return TcpSocketBase::AvailableWindow();
+}
+
+/*
+ * tcp_wfree(): a TX completion of the socket's data with TSQ_THROTTLED
+ * set queues the socket for the TSQ tasklet, which runs after the
+ * completion, not inside it.
+ */
+void LinuxTcpSocket::LeftHost()
+{
+	if (!m_tsqThrottled)
+		return;
+	m_tsqThrottled = false;
+	Simulator::ScheduleNow(&LinuxTcpSocket::TsqWrite, Ptr<LinuxTcpSocket>(this));
+}
+
+/*
+ * tcp_tsq_write(): the lost segments again, where the window allows
+ * (tcp_xmit_retransmit_queue()), then new data (tcp_write_xmit()); a
+ * resend of the head restarts the RTO from now with icsk_rto.
+ */
+void LinuxTcpSocket::TsqWrite()
+{
+	if ((m_state != ESTABLISHED && m_state != FIN_WAIT_1 && m_state != CLOSING &&
+	     m_state != CLOSE_WAIT && m_state != LAST_ACK) ||
+	    (!m_endPoint && !m_endPoint6))
+		return;
+	uint64_t head = m_segs.empty() ? 0 : m_segs.begin()->second.hostKey;
+
+	SendPendingData(m_connected);
+	if (!m_segs.empty() && m_segs.begin()->second.hostKey != head &&
+	    m_segs.begin()->second.retrans)
+		ArmRto();
 }
 
 } // namespace ns3

@@ -15,6 +15,7 @@
 #define DESYNC_LINUX_TCP_SOCKET_H
 
 #include <map>
+#include <unordered_map>
 
 #include "ns3/tcp-recovery-ops.h"
 #include "ns3/tcp-socket-base.h"
@@ -25,7 +26,45 @@ namespace ns3
 {
 
 class Node;
+class Packet;
+class QueueDiscItem;
 class TcpTxBuffer;
+class LinuxTcpSocket;
+
+/*
+ * What of its sockets' data is still in a host: in its queue disc, in
+ * its device's queue, or on the wire being serialized.  Linux tells by
+ * the skb's fast clone, which TX completion or a drop frees
+ * (skb_fclone_busy()); here each transmission of the host's Linux
+ * sockets carries a tag with a key of its own, known from when the
+ * socket hands the segment down until the device's PhyTxEnd, or a drop
+ * in the queue disc, the device or IP.  One per node, aggregated to it.
+ */
+class LinuxHostQueue : public Object
+{
+  public:
+	static TypeId GetTypeId();
+
+	/* @node's, made and hooked to its devices on first use. */
+	static Ptr<LinuxHostQueue> Of(Ptr<Node> node);
+
+	/* A key for the transmission @sock hands down now, in the host until it leaves. */
+	uint64_t Add(Ptr<LinuxTcpSocket> sock);
+	bool InHost(uint64_t key) const
+	{
+		return key && m_out.count(key);
+	}
+
+  protected:
+	void DoDispose() override;
+
+  private:
+	void Hook(Ptr<Node> node);
+	void Left(Ptr<const Packet> p);
+	void QdiscDrop(Ptr<const QueueDiscItem> item);
+
+	std::unordered_map<uint64_t, Ptr<LinuxTcpSocket>> m_out;
+};
 
 /*
  * Linux 6.1's window reduction in CWR and fast recovery
@@ -81,6 +120,14 @@ class LinuxTcpSocket : public TcpSocketBase
 	 */
 	static Ptr<Socket> Create(Ptr<Node> node);
 
+	/* A transmission of this socket's data has left the host. */
+	void LeftHost();
+	/* The key the segment being sent now carries; 0 for none. */
+	uint64_t TxKey() const
+	{
+		return m_txKey;
+	}
+
   protected:
 	Ptr<TcpSocketBase> Fork() override;
 	void ReceivedData(Ptr<Packet> packet, const TcpHeader &tcpHeader) override;
@@ -91,6 +138,7 @@ class LinuxTcpSocket : public TcpSocketBase
 	void NewAck(const SequenceNumber32 &seq, bool resetRTO) override;
 	void ReTxTimeout() override;
 	void ReceivedAck(Ptr<Packet> packet, const TcpHeader &tcpHeader) override;
+	uint32_t AvailableWindow() const override;
 
   private:
 	/* The host's jiffies at @t, and when jiffy @j begins. */
@@ -112,6 +160,9 @@ class LinuxTcpSocket : public TcpSocketBase
 	void RackUpdate(const TcpHeader &th, SequenceNumber32 ack);
 	bool RackDetectLoss();
 	void RackReoTimeout();
+
+	bool StillInHostQueue(SequenceNumber32 seq);
+	void TsqWrite();
 
 	void DataRecvEvent();
 	void IncrQuickAck(uint32_t max);
@@ -151,6 +202,7 @@ class LinuxTcpSocket : public TcpSocketBase
 		Time sent;		/* the last transmission */
 		bool retrans = false;
 		bool sacked = false;
+		uint64_t hostKey = 0;	/* the last transmission's, in m_hostQueue */
 	};
 	std::map<SequenceNumber32, Seg> m_segs;
 	Time m_rackSent;		/* rack.mstamp */
@@ -159,6 +211,14 @@ class LinuxTcpSocket : public TcpSocketBase
 	bool m_rackAdvanced = false;
 	Time m_minRttLinux = Time::Max();	/* tcp_min_rtt(), of the socket's own samples */
 	EventId m_reoEvent;		/* ICSK_TIME_REO_TIMEOUT */
+
+	/* skb_still_in_host_queue() and the TSQ handler's retry after it */
+	bool m_hostQueueCheck = true;
+	Ptr<LinuxHostQueue> m_hostQueue;
+	uint64_t m_txKey = 0;
+	bool m_tsqThrottled = false;	/* TSQ_THROTTLED */
+	uint64_t m_busyEvent = UINT64_MAX;	/* the event whose resend found one busy */
+	TracedCallback<> m_hostQueueTrace;	/* LINUX_MIB_TCPSPURIOUS_RTX_HOSTQUEUES */
 
 	/* icsk_ack: the receiver's delayed-ACK state */
 	uint32_t m_quick = 0;		/* ACKs left in quickack mode */

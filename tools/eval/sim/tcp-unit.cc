@@ -12,9 +12,11 @@
  * segment CE on arrival, --ce-b=SEG the first transmission of B's
  * segment SEG.  --short-b=BYTES writes a message of BYTES, a segment
  * shorter than the MSS, just before B; --drop calls it segment 0.
+ * --hold-b=MS has the sender's qdisc hold B's first segment, and all
+ * that queues behind it, for MS ms, as desync holds a burst start.
  *
  * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] [--ce-c] [--ce-b=SEG]
- *                 [--segs-c=N] [--short-b=BYTES] [--drop=SEG:NTH,...]
+ *                 [--segs-c=N] [--short-b=BYTES] [--hold-b=MS] [--drop=SEG:NTH,...]
  */
 #include <cstdlib>
 #include <iostream>
@@ -29,6 +31,7 @@
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
 
 #include "linux-dctcp.h"
 #include "linux-tcp-socket.h"
@@ -84,6 +87,63 @@ class DropSegments : public ErrorModel
 	void DoReset() override {}
 };
 
+/*
+ * The sender's qdisc: a FIFO that, once B's first segment arrives,
+ * dequeues nothing for @hold.
+ */
+class HoldQueueDisc : public QueueDisc
+{
+  public:
+	static TypeId GetTypeId()
+	{
+		static TypeId tid = TypeId("ns3::TcpUnitHoldQueueDisc")
+					    .SetParent<QueueDisc>()
+					    .AddConstructor<HoldQueueDisc>();
+		return tid;
+	}
+	HoldQueueDisc() : QueueDisc(QueueDiscSizePolicy::SINGLE_INTERNAL_QUEUE) {}
+
+	Time hold;
+	uint32_t *firstB = nullptr;
+
+  private:
+	bool DoEnqueue(Ptr<QueueDiscItem> item) override
+	{
+		TcpHeader th;
+
+		if (m_until.IsZero() && *firstB && item->GetPacket()->PeekHeader(th) &&
+		    th.GetSequenceNumber().GetValue() - 1 == *firstB) {
+			m_until = Simulator::Now() + hold;
+			Simulator::Schedule(hold, &QueueDisc::Run, Ptr<QueueDisc>(this));
+		}
+		return GetInternalQueue(0)->Enqueue(item);
+	}
+	Ptr<QueueDiscItem> DoDequeue() override
+	{
+		if (Simulator::Now() < m_until)
+			return nullptr;
+		return GetInternalQueue(0)->Dequeue();
+	}
+	Ptr<const QueueDiscItem> DoPeek() override
+	{
+		if (Simulator::Now() < m_until)
+			return nullptr;
+		return GetInternalQueue(0)->Peek();
+	}
+	bool CheckConfig() override
+	{
+		if (!GetNInternalQueues())
+			AddInternalQueue(CreateObjectWithAttributes<DropTailQueue<QueueDiscItem>>(
+				"MaxSize", QueueSizeValue(QueueSize("1000p"))));
+		return true;
+	}
+	void InitializeParams() override {}
+
+	Time m_until;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(HoldQueueDisc);
+
 struct Run {
 	Ptr<Socket> tx;
 	Ptr<DropSegments> em;
@@ -96,6 +156,9 @@ struct Run {
 	uint32_t rtos = 0;
 	Time srtt;		/* the socket's smoothed RTT */
 	std::vector<Time> srttAtResend;	/* ... when each of B's resends left */
+	Time srttB;		/* ... when B was written */
+	Time heldLeft;		/* B's first segment's first transmission left the host */
+	std::vector<Time> busy;	/* resends refused as still in the host */
 };
 
 Run g_run;
@@ -121,6 +184,22 @@ void OnTx(Ptr<const Packet> p, const TcpHeader &th, Ptr<const TcpSocketBase>)
 	}
 	if (rel == g_run.bytes - kMss && g_run.bytes == g_run.em->firstB + (kSegsB + g_segsC) * kMss)
 		g_run.sentC = Simulator::Now();
+}
+
+/* The sender's device finished sending @p. */
+void OnPhyTxEnd(Ptr<const Packet> p)
+{
+	Ptr<Packet> c = p->Copy();
+	PppHeader ppp;
+	Ipv4Header ip;
+	TcpHeader th;
+
+	c->RemoveHeader(ppp);
+	c->RemoveHeader(ip);
+	c->RemoveHeader(th);
+	if (g_run.em->firstB && g_run.heldLeft.IsZero() && c->GetSize() &&
+	    th.GetSequenceNumber().GetValue() - 1 == g_run.em->firstB)
+		g_run.heldLeft = Simulator::Now();
 }
 
 void OnAck(SequenceNumber32, SequenceNumber32 ack)
@@ -173,7 +252,7 @@ double Us(Time t)
 int main(int argc, char **argv)
 {
 	std::string tcp = "linux", drops;
-	uint64_t rttUs = 5000, phaseUs = 0;
+	uint64_t rttUs = 5000, phaseUs = 0, holdMs = 0;
 	bool ceC = false;
 	uint32_t ceB = 0;
 
@@ -197,12 +276,15 @@ int main(int argc, char **argv)
 		} else if (a.rfind("--short-b=", 0) == 0 && std::atoi(a.c_str() + 10) >= 1 &&
 			   std::atoi(a.c_str() + 10) < static_cast<int>(kMss)) {
 			g_shortB = std::atoi(a.c_str() + 10);
+		} else if (a.rfind("--hold-b=", 0) == 0 && std::atoi(a.c_str() + 9) >= 1 &&
+			   std::atoi(a.c_str() + 9) <= 3000) {
+			holdMs = std::atoi(a.c_str() + 9);
 		} else if (a.rfind("--drop=", 0) == 0) {
 			drops = a.substr(7);
 		} else {
 			std::cerr << "usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] "
 				     "[--ce-c] [--ce-b=SEG] [--segs-c=N] [--short-b=BYTES] "
-				     "[--drop=SEG:NTH,...]\n";
+				     "[--hold-b=MS] [--drop=SEG:NTH,...]\n";
 			return 2;
 		}
 	}
@@ -223,10 +305,20 @@ int main(int argc, char **argv)
 	p2p.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
 	p2p.SetChannelAttribute("Delay", TimeValue(MicroSeconds(rttUs / 2)));
 	NetDeviceContainer d = p2p.Install(n);
+	g_run.em = CreateObject<DropSegments>();
+	/* Before the addresses, which would give the device fq_codel. */
+	if (holdMs) {
+		TrafficControlHelper tch;
+
+		tch.SetRootQueueDisc("ns3::TcpUnitHoldQueueDisc");
+		Ptr<HoldQueueDisc> q = DynamicCast<HoldQueueDisc>(tch.Install(d.Get(0)).Get(0));
+		q->hold = MilliSeconds(holdMs);
+		q->firstB = &g_run.em->firstB;
+	}
+	d.Get(0)->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&OnPhyTxEnd));
 	Ipv4AddressHelper addr("10.0.0.0", "255.255.255.0");
 	Ipv4InterfaceContainer ifs = addr.Assign(d);
 
-	g_run.em = CreateObject<DropSegments>();
 	g_run.em->ceC = ceC;
 	g_run.em->ceB = ceB;
 	if (!ParseDrops(drops, &g_run.em->drop)) {
@@ -265,6 +357,9 @@ int main(int argc, char **argv)
 					      TcpSocketState::TcpCongState_t now) {
 			g_run.rtos += now == TcpSocketState::CA_LOSS;
 		}));
+	g_run.tx->TraceConnectWithoutContext("SpuriousRtxHostQueues", MakeCallback(+[]() {
+		g_run.busy.push_back(Simulator::Now());
+	}));
 	/* Once the nodes are initialized, when the simulation runs. */
 	Simulator::Schedule(MilliSeconds(1), [&ifs]() {
 		g_run.tx->Connect(InetSocketAddress(ifs.GetAddress(1), 5000));
@@ -288,6 +383,7 @@ int main(int argc, char **argv)
 		g_run.em->firstB = g_run.bytes;
 		g_run.inB = true;
 		g_run.startB = Simulator::Now();
+		g_run.srttB = g_run.srtt;
 		Write(kSegsB);
 	});
 	Simulator::Stop(Seconds(5));
@@ -312,6 +408,11 @@ int main(int argc, char **argv)
 	for (size_t i = kSegsB; i < g_run.sendsB.size(); i++)
 		js << (i > kSegsB ? ", " : "")
 		   << (g_run.sendsB[i].first.GetNanoSeconds() / 1000 + 4000 - phaseUs) % 4000;
+	js << "], \"srtt_b_us\": " << Us(g_run.srttB)
+	   << ", \"held_left_us\": " << (g_run.heldLeft.IsZero() ? -1 : Us(g_run.heldLeft - g_run.startB))
+	   << ", \"busy_us\": [";
+	for (size_t i = 0; i < g_run.busy.size(); i++)
+		js << (i ? ", " : "") << Us(g_run.busy[i] - g_run.startB);
 	js << "], \"acks_b\": [";
 	for (size_t i = 0; i < g_run.acksB.size(); i++)
 		js << (i ? ", " : "") << Us(g_run.acksB[i] - g_run.startB);

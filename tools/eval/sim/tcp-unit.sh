@@ -147,5 +147,35 @@ below "a segment ACKed in part is resent from snd_una, in two round trips" \
 	"$(run "$SHORT" "j['done_b_us']")" $((3 * RTT_US))
 below "no timeout on a segment ACKed in part" "$(run "$SHORT" "j['rtos']")" 1
 
+# B's first segment held in the sender's qdisc, with all of B behind it,
+# as desync holds a burst start.  Linux resends no segment whose last
+# transmission is still in the host (skb_still_in_host_queue()): the
+# probe 2 srtt + 2 ms into the hold finds the tail there and sends
+# nothing, the RTO enters loss and backs off with nothing sent
+# (tcp_retransmit_timer()), and the host's TX completion of the original
+# has the head resent then (TSQ: tcp_tsq_write()).  Held 800 ms: the
+# probe and two timeouts fall in the hold.
+busy() { echo "(j['busy_us'] + [-1] * 3)[$1]"; }
+rto_b() { echo "(-(-(j['srtt_b_us'] + 200000) // 4000))"; }
+HOLD=--hold-b=800
+below "held past the RTO: nothing resent while the original is in the host" \
+	"$(run $HOLD "sum(1 for t, s in j['sends_b'][20:] if t < j['held_left_us'])")" 1
+below "held past the RTO: the head resent as the original leaves the host" \
+	"$(run $HOLD "abs(j['sends_b'][20][0] - j['held_left_us']) if len(j['sends_b']) > 20 else 1e9")" 100
+check "held past the RTO: the probe finds the tail in the host, after 2 srtt + 2 ms" \
+	"$(run $HOLD "$(busy 0)")" "$(run $HOLD "$(avg "(-(-(2 * j['srtt_b_us'] + 2000) // 4000))")")"
+check "held past the RTO: the timeout finds the head in the host, after srtt + rto_min" \
+	"$(run $HOLD "$(busy 1)")" "$(run $HOLD "$(avg "$(rto_b)")")"
+check "held past the RTO: the timeout backs off, the next after twice the RTO" \
+	"$(run $HOLD "$(busy 2) - $(busy 1)")" "$(run $HOLD "$(avg "2 * $(rto_b)")")"
+
+# Held 30 ms, past the probe but not the RTO: no segment is resent at
+# all, and no timeout; B completes a round trip after the hold.
+HOLD=--hold-b=30
+below "held past the probe: nothing resent" "$(run $HOLD "len(j['sends_b']) - 20")" 1
+below "held past the probe: no timeout" "$(run $HOLD "j['rtos']")" 1
+check "held past the probe: the probe finds the tail in the host, after 2 srtt + 2 ms" \
+	"$(run $HOLD "$(busy 0)")" "$(run $HOLD "$(avg "(-(-(2 * j['srtt_b_us'] + 2000) // 4000))")")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
