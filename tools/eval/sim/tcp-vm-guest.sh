@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Usage (inside the test VM, as root; tcp-vm.sh runs it):
-#   tcp-vm-guest.sh -o OUTDIR [-r REPS] CASE=DROPS[+PAUSE_MS]...
+#   tcp-vm-guest.sh -o OUTDIR [-r REPS] CASE=DROPS[+PAUSE_MS][@HOLD_MS]...
 #
 # tcp-unit's script on the kernel's own TCP: two network namespaces
 # joined by a veth pair, the receiver's ACKs delayed 5 ms by netem (the
@@ -10,7 +10,10 @@
 # transmissions of B's segments dropped on their arrival at the receiver.
 # DROPS is tcp-unit's --drop: SEG:NTH,... (NTH 1 where left out), empty
 # for no drop; with +PAUSE_MS the receiver stops reading that long once
-# B is in (tcp-vm-peer recv).  Runs every case REPS times, case after case within each
+# B is in (tcp-vm-peer recv); with @HOLD_MS the sender's own qdisc holds
+# the first transmission of each of B's segments until about HOLD_MS ms
+# after B is written (tcp-unit's --hold-b), as desync holds a burst
+# start.  Runs every case REPS times, case after case within each
 # repetition, after one warm-up run that is not kept; each run's
 # capture, TCP_INFO and counters land in OUTDIR/CASE/REP.
 #
@@ -19,7 +22,13 @@
 # gact action that drops the first K packets it sees and passes the next
 # (gact_determ(): every (K+1)-th packet takes the other verdict): so
 # exactly the first K transmissions of that segment, whatever the
-# timing.  netem alone cannot choose which packet it drops.
+# timing.  netem alone cannot choose which packet it drops.  The hold
+# uses the same marker and gact's other verdict: the first transmission
+# of each segment is classified into a band of a prio root whose plug
+# qdisc is released HOLD_MS ms after B's write, the next continues to
+# the default band.  Not netem: its skb_orphan_partial() takes the skb
+# from tcp_wfree() at enqueue, so its TX completion would not run TSQ,
+# where a plug, like desync, keeps the socket's skb as it came.
 
 set -euo pipefail
 
@@ -79,10 +88,10 @@ net_down()
 	ip netns del $NB 2>/dev/null || true
 }
 
-# net_up DROPS
+# net_up DROPS [HOLD_MS]
 net_up()
 {
-	local d seg nth prio=1
+	local d seg nth prio=1 hold=${2:-}
 	declare -A first
 
 	net_down
@@ -115,16 +124,29 @@ net_up()
 			action gact drop random determ pass $((first[$seg] + 1))
 		prio=$((prio + 1))
 	done
+	[ -n "$hold" ] || return 0
+	tc -n $NA qdisc add dev a root handle 1: prio bands 3 \
+		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
+	tc -n $NA qdisc add dev a parent 1:3 handle 30: plug limit 10000000
+	tc -n $NA qdisc change dev a parent 1:3 handle 30: plug block
+	for ((seg = 1; seg <= 20; seg++)); do
+		tc -n $NA filter add dev a parent 1: prio "$seg" protocol ip u32 \
+			match u32 $MAGIC 0xffffffff at $PAYLOAD_OFF \
+			match u32 "$seg" 0xffffffff at $((PAYLOAD_OFF + 4)) \
+			flowid 1:3 action gact ok random determ continue 2
+	done
 }
 
-# run_one DROPS[+PAUSE_MS] DIR
+# run_one DROPS[+PAUSE_MS][@HOLD_MS] DIR
 run_one()
 {
-	local drops=${1%%+*} pause='' dir=$2 rpid cpid rc=0
+	local c=${1%@*} hold='' drops pause='' dir=$2 rpid cpid rc=0
 
-	[ "$drops" = "$1" ] || pause=${1#*+}
+	[ "$c" = "$1" ] || hold=${1##*@}
+	drops=${c%%+*}
+	[ "$drops" = "$c" ] || pause=${c#*+}
 	mkdir -p "$dir"
-	net_up "$drops"
+	net_up "$drops" "$hold"
 	# shellcheck disable=SC2086 # no pause, no argument
 	ip netns exec $NB "$PEER" recv $PORT $pause > "$dir/recv.out" 2> "$dir/recv.log" &
 	rpid=$!
@@ -132,6 +154,10 @@ run_one()
 	cpid=$!
 	wait_line "$dir/recv.out" listening && wait_line "$dir/cap.txt" "# capturing" || rc=1
 	if [ $rc -eq 0 ]; then
+		# B is written 149 ms after the handshake, about a round trip.
+		[ -z "$hold" ] || (sleep "$(awk -v ms=$((154 + hold)) 'BEGIN { print ms / 1000 }')"
+				   tc -n $NA qdisc change dev a parent 1:3 handle 30: \
+					   plug release_indefinite) &
 		ip netns exec $NA "$PEER" send 10.9.0.2 $PORT > "$dir/send.json" || rc=1
 	fi
 	wait $rpid || rc=1
@@ -140,6 +166,7 @@ run_one()
 	ip netns exec $NA nstat -asz > "$dir/nstat-sender.txt"
 	ip netns exec $NB nstat -asz > "$dir/nstat-receiver.txt"
 	tc -n $NB -s filter show dev b ingress > "$dir/filters.txt"
+	[ -z "$hold" ] || tc -n $NA -s qdisc show dev a > "$dir/qdisc-sender.txt"
 	net_down
 	return $rc
 }
