@@ -5,7 +5,7 @@
 #
 # make check's share of the packaging (no VM; make check-deb installs the
 # packages in VMs): builds both packages into $DESYNC_CACHE/deb, lintian
-# clean at error level (build-deb.sh), and checks what they hold, where
+# clean at warning level (build-deb.sh), and checks what they hold, where
 # DKMS and tc look for it, and what their maintainer scripts start.  Ends with "deb: N passed, N failed".
 
 set -uo pipefail
@@ -31,11 +31,11 @@ tree_state() { git -C "$REPO_ROOT" status --porcelain --ignored 2>/dev/null | gr
 before=$(tree_state)
 t=$SECONDS
 if ! "$REPO_ROOT/tools/ops/pkg/build-deb.sh" "$out"; then
-	not_ok "make deb builds both packages, lintian clean at error level"
+	not_ok "make deb builds both packages, lintian clean at warning level"
 	echo "deb: $pass passed, $fail failed"
 	exit 1
 fi
-ok "make deb builds both packages, lintian clean at error level ($((SECONDS - t)) s)"
+ok "make deb builds both packages, lintian clean at warning level ($((SECONDS - t)) s)"
 
 dkms_deb=$out/sch-desync-dkms_${version}_all.deb
 tc_deb=$(find "$out" -maxdepth 1 -name "tc-desync_${version}_*.deb" | head -n 1)
