@@ -13,7 +13,8 @@
 #                        build/deb/ (debhelper, dh-dkms, lintian)
 #   make check-deb       install both packages in a VM on 6.1 and 6.12
 #   make check-walk      README as written with both packages, top to bottom,
-#                        in a VM on 6.1 booted with systemd (mmdebstrap)
+#                        in a VM booted with systemd (mmdebstrap), on 6.1
+#                        and on 6.12, one after the other
 #   make release VERSION=X.Y  changelog entry, commit and tag vX.Y
 #                        (Documentation/process.md)
 #   make check-newest    build the module against the newest kernel headers
@@ -113,7 +114,7 @@ check-deb:
 	tools/ops/pkg/test-deb-vm.sh 6.1 6.12
 
 check-walk:
-	tools/ops/pkg/test-walk-vm.sh
+	tools/ops/pkg/test-walk-vm.sh 6.1 6.12
 
 release:
 	tools/ops/pkg/release.sh "$(VERSION)"

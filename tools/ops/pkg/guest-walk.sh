@@ -36,7 +36,8 @@ say()
 	echo "walk: $*"
 }
 
-# One TAP line; the number goes on from the lines of earlier boots.
+# One TAP line, named with the kernel it ran on; the number goes on from
+# the lines of earlier boots.
 step()	# NAME FUNCTION
 {
 	local n
@@ -44,9 +45,9 @@ step()	# NAME FUNCTION
 	n=$(( $(grep -cE '^(not )?ok ' "$TAP" 2>/dev/null) + 1 ))
 	say "# $1: started"
 	if "$2" > "$RUN/$2.log" 2>&1; then
-		say "ok $n - $1"
+		say "ok $n - $(uname -r): $1"
 	else
-		say "not ok $n - $1"
+		say "not ok $n - $(uname -r): $1"
 		tail -n 25 "$RUN/$2.log" | sed 's/^/# /' >> "$TAP"
 	fi
 }
@@ -299,7 +300,7 @@ case $stage in
 	n=$(grep -cE '^(not )?ok ' "$TAP")
 	f=$(grep -cE '^not ok ' "$TAP")
 	say "1..$n"
-	say "walk-$(uname -r): $((n - f)) passed, $f failed"
+	say "# walk-$(uname -r): $((n - f)) passed, $f failed"
 	touch "$RUN/done"
 	sync
 	systemctl poweroff

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: walk-image.sh 6.1|KVER
+# Usage: walk-image.sh 6.1|6.12|KVER
 #
 # Builds the Debian 12 root filesystem test-walk-vm.sh boots, with systemd
 # as PID 1, and prints "IMAGE INITRD": an ext4 image and the initramfs
@@ -9,8 +9,13 @@
 # bookworm host running desync has before the packages arrive: systemd,
 # udev, iproute2, ethtool, dkms and the headers of the booted kernel (from
 # the archive, as "apt-get install linux-headers-$(uname -r)" would get
-# them), node_exporter and Prometheus.  Cached under $DESYNC_CACHE/walk/,
-# keyed by the package list, this script and the kernel's package set.
+# them), node_exporter and Prometheus.  The kernel and its headers are the
+# exact versions of the kernel cache (fetch-kernels.sh), so the vmlinux
+# the host boots is the one whose modules and headers the image has; a
+# 6.12 image gets them from bookworm-backports, which its apt sources
+# then list as a host running that kernel has them, and pahole, which
+# 6.12's module link needs.  Cached under $DESYNC_CACHE/walk/, keyed by
+# the package list, this script and the kernel's package set.
 #
 # Two 9p shares are mounted in the guest: "repo" (this tree, read-only) on
 # /srv/walk/repo and "run" (the run's folder) on /srv/walk/run; the
@@ -21,7 +26,7 @@ set -euo pipefail
 # shellcheck source=tools/testing/vm/kernels.sh
 source "$(dirname "$(readlink -f "$0")")/../../testing/vm/kernels.sh"
 
-[ $# -eq 1 ] || { sed -n '3,18s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '3,22s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 kver=$(kver_or_fetch "$1")
 need_pkgs mmdebstrap e2fsprogs
 
@@ -29,12 +34,27 @@ MIRROR=${DESYNC_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${DESYNC_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 # The kernel image brings its modules and, through initramfs-tools, an
 # initramfs that finds a virtio disk; the headers are what DKMS needs.
+# Both as the kernel cache has them: "linux-image-KVER[-unsigned]=VER
+# linux-headers-KVER=VER ..." (the -common and kbuild packages follow).
+kpkgs=$(tr ' ' '\n' < "$(kroot "$kver")/.stamp" |
+	grep -E "^linux-(image|headers)-$(sed 's/[.+]/\\&/g' <<< "$kver")(-unsigned)?=" |
+	tr '\n' ' ')
+[ "$(wc -w <<< "$kpkgs")" -eq 2 ] || die "no image and headers of $kver in the kernel cache's stamp"
 PKGS="systemd-sysv udev dbus kmod procps iproute2 ethtool iputils-ping
-	curl ca-certificates dkms gcc make linux-image-$kver linux-headers-$kver
+	curl ca-certificates dkms gcc make $kpkgs
 	initramfs-tools libnl-3-200 libnl-route-3-200 prometheus
 	prometheus-node-exporter"
+SOURCES=("deb $MIRROR bookworm main"
+	"deb $MIRROR bookworm-updates main"
+	"deb $SECURITY bookworm-security main")
+case $kpkgs in
+*bpo*)
+	SOURCES+=("deb $MIRROR bookworm-backports main")
+	PKGS="$PKGS pahole"
+	;;
+esac
 
-key=$( (echo "$PKGS"; cat "$0" "$(kroot "$kver")/.stamp") | sha256sum | cut -c1-16)
+key=$( (echo "$PKGS" "${SOURCES[@]}"; cat "$0" "$(kroot "$kver")/.stamp") | sha256sum | cut -c1-16)
 dir=$CACHE/walk
 img=$dir/$kver-$key.img
 initrd=$dir/$kver-$key.initrd
@@ -97,10 +117,7 @@ mmdebstrap --variant=apt --include="$(echo $PKGS | tr ' ' ,)" \
 	--customize-hook="chroot \"\$1\" systemctl mask ${MASK[*]}" \
 	--customize-hook='chroot "$1" passwd -d root' \
 	--customize-hook="cp \"\$1/boot/initrd.img-$kver\" '$stage/initrd'" \
-	bookworm "$stage/root" \
-	"deb $MIRROR bookworm main" \
-	"deb $MIRROR bookworm-updates main" \
-	"deb $SECURITY bookworm-security main" >&2 ||
+	bookworm "$stage/root" "${SOURCES[@]}" >&2 ||
 	die "mmdebstrap failed"
 
 # Room for the DKMS build, the journal and Prometheus's database.
