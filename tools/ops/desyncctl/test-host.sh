@@ -314,14 +314,14 @@ rules_test()
 }
 
 # Every metric the rules, their test and the dashboard name is served by
-# node_exporter with the export in its textfile directory and its netdev
-# and netstat collectors on (check-monitoring.py), each series of the
+# node_exporter with the export in its textfile directory and its netdev,
+# netstat and time collectors on (check-monitoring.py), each series of the
 # test labelled as served; the dashboard is JSON.
 monitoring_names()
 {
 	local out=$TMPD/scrape-all.txt
 
-	ne_scrape "$out" textfile netdev netstat || return 1
+	ne_scrape "$out" textfile netdev netstat time || return 1
 	"$HERE/check-monitoring.py" "$out" "$HERE/desync.rules.yml" \
 		"$HERE/desync.rules.test.yml" "$HERE/desync-dashboard.json"
 }
