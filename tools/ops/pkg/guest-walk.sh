@@ -116,6 +116,11 @@ walk_install()
 		return 1
 	dkms status sch-desync | grep -q "$(uname -r).*: installed" || return 1
 	modinfo -F version sch_desync
+	# Installing puts desync on no device: that is README's next step,
+	# one per TX queue.
+	tc qdisc show dev $DEV
+	! tc qdisc show dev $DEV | grep -q desync ||
+		{ echo "the install put desync on $DEV"; return 1; }
 	[ -e /etc/desync/DEV.conf.example ] || { echo "no /etc/desync/DEV.conf.example"; return 1; }
 	echo "desync-exporter.timer: $(systemctl is-enabled desync-exporter.timer 2>&1)," \
 		"$(systemctl is-active desync-exporter.timer 2>&1)"
