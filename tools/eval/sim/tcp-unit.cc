@@ -40,6 +40,22 @@ using namespace ns3;
 
 namespace {
 
+/*
+ * The TCP header of @p as the point-to-point device carries it, and the
+ * size of its payload.
+ */
+uint32_t TcpPayload(Ptr<const Packet> p, TcpHeader *th)
+{
+	Ptr<Packet> c = p->Copy();
+	PppHeader ppp;
+	Ipv4Header ip;
+
+	c->RemoveHeader(ppp);
+	c->RemoveHeader(ip);
+	c->RemoveHeader(*th);
+	return c->GetSize();
+}
+
 const uint32_t kMss = 1448;
 const uint32_t kSegsB = 20;
 uint32_t g_segsC = 1;
@@ -61,15 +77,11 @@ class DropSegments : public ErrorModel
   private:
 	bool DoCorrupt(Ptr<Packet> p) override
 	{
-		Ptr<Packet> c = p->Copy();
 		PppHeader ppp;
 		Ipv4Header ip;
 		TcpHeader th;
 
-		c->RemoveHeader(ppp);
-		c->RemoveHeader(ip);
-		c->RemoveHeader(th);
-		if (!c->GetSize() || !firstB)
+		if (!TcpPayload(p, &th) || !firstB)
 			return false;
 		uint32_t rel = th.GetSequenceNumber().GetValue() - 1;
 		if (rel + g_shortB < firstB)
@@ -189,15 +201,9 @@ void OnTx(Ptr<const Packet> p, const TcpHeader &th, Ptr<const TcpSocketBase>)
 /* The sender's device finished sending @p. */
 void OnPhyTxEnd(Ptr<const Packet> p)
 {
-	Ptr<Packet> c = p->Copy();
-	PppHeader ppp;
-	Ipv4Header ip;
 	TcpHeader th;
 
-	c->RemoveHeader(ppp);
-	c->RemoveHeader(ip);
-	c->RemoveHeader(th);
-	if (g_run.em->firstB && g_run.heldLeft.IsZero() && c->GetSize() &&
+	if (g_run.em->firstB && g_run.heldLeft.IsZero() && TcpPayload(p, &th) &&
 	    th.GetSequenceNumber().GetValue() - 1 == g_run.em->firstB)
 		g_run.heldLeft = Simulator::Now();
 }
