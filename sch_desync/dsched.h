@@ -56,6 +56,15 @@
 #define DSCHED_DROP_BYPASS	(DSCHED_NONE - 1)
 /* Buckets of flows with packets waiting for departure times, a power of 2. */
 #define DSCHED_EDT_FLOWS	256
+/* Buckets of flows whose senders' delivered_ce arm collision follows. */
+#define DSCHED_CE_FLOWS		64
+/*
+ * Segments a sender counts lost at once (tcp_sock's lost_out) that arm
+ * collision takes for a collision: the reordering a TCP sender itself
+ * tolerates (tcp_reordering's default), which a faulty link's separate
+ * losses rarely reach within one window.
+ */
+#define DSCHED_LOST_RUN		3
 /* Buckets of sockets with packets stamped ahead, a power of 2. */
 #define DSCHED_STAMP_SOCKS	256
 #define DESYNC_SLOT_RANDOM	TC_DESYNC_SLOT_RANDOM
@@ -81,6 +90,11 @@
 #define DESYNC_ARM_ALWAYS	TC_DESYNC_ARM_ALWAYS
 #define DESYNC_ARM_LOSS		TC_DESYNC_ARM_LOSS
 #define DESYNC_ARM_TIMEOUT	TC_DESYNC_ARM_TIMEOUT
+/*
+ * Not in the netlink contract: the model's "arm collision", a loss arms
+ * only with a sign that its burst collided (dsched_note_collision_loss()).
+ */
+#define DESYNC_ARM_COLLISION	(TC_DESYNC_ARM_TIMEOUT + 1)
 #define DESYNC_BYPASS_PRIO_MAX	TC_DESYNC_BYPASS_PRIO_MAX
 #define DSCHED_PRIO_MASK	15	/* TC_PRIO_MAX */
 #define DSCHED_PRIO_CONTROL	7	/* TC_PRIO_CONTROL */
@@ -179,10 +193,10 @@ struct dsched_params {
 
 /*
  * What the caller read from one packet; the core decides with it.  The
- * caller fills flow_hash when group_by is flow or the packet has no
- * destination address (has_dst 0), and may leave it 0 otherwise; it
- * fills owner when group_by is dst (dsched_classify()), and may leave it
- * 0 otherwise.
+ * caller fills flow_hash when group_by is flow, arm is collision or the
+ * packet has no destination address (has_dst 0), and may leave it 0
+ * otherwise; it fills owner when group_by is dst (dsched_classify()),
+ * and may leave it 0 otherwise.
  */
 struct dsched_pkt {
 	u32		prio;		/* skb->priority */
@@ -205,6 +219,8 @@ struct dsched_sender {
 	u64		idle_ns;	/* dsched_sender_idle() */
 	u8		lost;		/* in fast recovery or loss recovery */
 	u8		timeout;	/* that recovery follows a retransmit timeout */
+	u32		delivered_ce;	/* packets it had delivered with ECE */
+	u32		lost_out;	/* segments it counts lost */
 };
 
 /*
@@ -214,6 +230,7 @@ struct dsched_sender {
  */
 #define DSCHED_ASK_LOSS		0x01	/* dsched_sender.lost and .timeout */
 #define DSCHED_ASK_IDLE		0x02	/* dsched_sender.idle_ns */
+#define DSCHED_ASK_COLLISION	0x04	/* .delivered_ce and .lost_out */
 
 /*
  * One entry of a slot map: bursts of the groups whose key (the mark with
@@ -268,6 +285,12 @@ struct dsched {
 	 * dsched_reset(): the caller keeps those packets across a rehash.
 	 */
 	u32			edt_flows[DSCHED_EDT_FLOWS];
+	/*
+	 * With arm collision, the delivered_ce of each flow's sender at its
+	 * last packet, by bucket of the flow, with the flow's hash in the
+	 * upper 32 bits (dsched_note_delivered_ce()).
+	 */
+	u64			ce_seen[DSCHED_CE_FLOWS];
 	/*
 	 * What its groups learnt, shared with the cores of the device's
 	 * other TX queues, NULL when alone (dsched_attach_share()).

@@ -176,9 +176,13 @@ static inline bool dsched_disarmed(const struct dsched *s,
  * do not arm it: marks are how DCTCP shares a busy path, not a loss.  With
  * arm timeout, only a timeout after another sign in its burst arms it,
  * which a faulty link's lone resend never is; the price is that the
- * incast must cost a timeout before any host holds.  Either way the
- * first burst that collides is not held: arming answers collisions
- * that repeat, as training's steps do.
+ * incast must cost a timeout before any host holds.  With arm collision,
+ * a loss counts only with a sign that its burst collided (ECN echoes, a
+ * run of segments lost, a timeout that resends more than one,
+ * dsched_note_collision_loss()), which a faulty link's lone loss on a
+ * quiet path does not give.  In every case the first burst that
+ * collides is not held: arming answers collisions that repeat, as
+ * training's steps do.
  */
 static inline bool dsched_sign_arms(const struct dsched *s, u32 sign)
 {
@@ -1259,8 +1263,66 @@ static inline void dsched_note_loss(struct dsched *s, u32 idx,
 static inline void dsched_note_ecn(struct dsched *s, u32 idx,
 				   const struct dsched_pkt *pk)
 {
+	if (s->p.arm == DESYNC_ARM_COLLISION)
+		return;	/* dsched_note_delivered_ce() */
 	if (pk->tcp_flags & DSCHED_TCP_CWR)
 		dsched_raise_sign(&s->groups[idx], DSCHED_SIGN_MARKS);
+}
+
+/*
+ * With arm collision, the sender of the packet @pk the caller is about
+ * to enqueue into group @idx had @snd->delivered_ce packets delivered
+ * with ECN echoes (tcp_sock's delivered_ce): if that grew since the last
+ * packet of the same flow, the path of the group's burst marked, a sign
+ * of marks.  Call it before dsched_note_collision_loss() and
+ * dsched_enqueue_slot(), as dsched_note_ecn().  CWR is no such sign
+ * with arm collision: Linux queues CWR on entering fast recovery as well
+ * (tcp_init_cwnd_reduction()), so a lone loss would bring its own.  The
+ * count is per socket, and a group may hold several: the core keeps the
+ * last count of each bucket of flows (s->ce_seen), and two flows that
+ * share one read as a new flow, not as marks.
+ */
+static inline void dsched_note_delivered_ce(struct dsched *s, u32 idx,
+					    const struct dsched_pkt *pk,
+					    const struct dsched_sender *snd)
+{
+	u64 *seen = &s->ce_seen[pk->flow_hash & (DSCHED_CE_FLOWS - 1)];
+	u64 now = (u64)pk->flow_hash << 32 | snd->delivered_ce;
+
+	if (*seen >> 32 == pk->flow_hash && *seen != now)
+		dsched_raise_sign(&s->groups[idx], DSCHED_SIGN_MARKS);
+	*seen = now;
+}
+
+/*
+ * With arm collision, the sender @snd of a packet for group @idx is
+ * recovering from a loss: dsched_note_loss() only for a loss that looks
+ * like a collision, once the group's burst gave a sign (ECN echoes,
+ * dsched_note_delivered_ce(), or a timeout's first resend) or when the
+ * sender counts DSCHED_LOST_RUN segments lost or more.  Before that, a
+ * fast retransmission is no sign, and a timeout's first resend a sign
+ * only.
+ *
+ * arm loss arms on a faulty link's lone loss as on a collision.  Bursts
+ * that collide overfill the port: the senders whose segments came in
+ * above the switch's marking threshold see ECN echoes with their loss,
+ * those whose first segments came in below it and whose rest was
+ * dropped lose a run of segments that RACK marks at once, and those that
+ * lost a whole window resend more than one after their timeout.  A
+ * faulty link on a quiet path loses a segment here and there, with no
+ * echo: its lone loss arms nothing, fast or after a timeout that
+ * resends the one segment it lost.
+ */
+static inline void dsched_note_collision_loss(struct dsched *s, u32 idx,
+					      const struct dsched_sender *snd)
+{
+	struct dsched_group *g = &s->groups[idx];
+
+	if (dsched_group_sign(g) != DSCHED_SIGN_NONE ||
+	    snd->lost_out >= DSCHED_LOST_RUN)
+		dsched_note_loss(s, idx, snd->timeout);
+	else if (snd->timeout)
+		dsched_raise_sign(g, DSCHED_SIGN_MARKS);
 }
 
 /* The slot the map gives the group of @pk, or p.slot when it has none. */
@@ -1283,13 +1345,16 @@ static inline u32 dsched_map_slot(const struct dsched *s,
  * What dsched_enqueue_pkt() will use of the sender of a packet for group
  * @idx (DSCHED_ASK_*): whether it recovers from a loss where the group
  * may start a burst or learns from losses (sticky, widen, arm), and its idle
- * time only at a possible start.  Most packets join a burst under way.
+ * time only at a possible start; with arm collision, its delivered_ce
+ * and lost_out with every packet.  Most packets join a burst under way.
  */
 static inline u32 dsched_sender_asks(const struct dsched *s, u32 idx)
 {
+	u32 coll = s->p.arm == DESYNC_ARM_COLLISION ? DSCHED_ASK_COLLISION : 0;
+
 	if (s->groups[idx].state == DSCHED_IDLE)
-		return DSCHED_ASK_LOSS | DSCHED_ASK_IDLE;
-	return s->p.sticky || s->p.widen || s->p.arm ? DSCHED_ASK_LOSS : 0;
+		return DSCHED_ASK_LOSS | DSCHED_ASK_IDLE | coll;
+	return s->p.sticky || s->p.widen || s->p.arm ? DSCHED_ASK_LOSS | coll : 0;
 }
 
 /*
@@ -1317,8 +1382,14 @@ static inline bool dsched_enqueue_pkt(struct dsched *s, u32 idx,
 
 	if (asks & DSCHED_ASK_IDLE)
 		slot = dsched_map_slot(s, pk);
-	if ((asks & DSCHED_ASK_LOSS) && snd->lost)
-		dsched_note_loss(s, idx, snd->timeout);
+	if (asks & DSCHED_ASK_COLLISION)
+		dsched_note_delivered_ce(s, idx, pk, snd);
+	if ((asks & DSCHED_ASK_LOSS) && snd->lost) {
+		if (s->p.arm == DESYNC_ARM_COLLISION)
+			dsched_note_collision_loss(s, idx, snd);
+		else
+			dsched_note_loss(s, idx, snd->timeout);
+	}
 	dsched_note_ecn(s, idx, pk);
 	mark = dsched_backlog_mark(s, idx);
 	dsched_enqueue_slot(s, idx, now,

@@ -5,8 +5,10 @@
  * With arm loss a group holds nothing until one of its bursts carried a
  * loss, with arm timeout until one carried a timeout after another sign;
  * then its window is offset_max, timeouts widen it up to max(widen, 1)
- * steps, and narrowing brings it back to no hold.  arm always is the
- * window every burst start draws in, as before the option existed.
+ * steps, and narrowing brings it back to no hold.  With arm collision
+ * (the model's) only a loss with a sign that its burst collided arms
+ * it.  arm always is the window every burst start draws in, as before
+ * the option existed.
  */
 #include "harness.h"
 
@@ -184,6 +186,132 @@ static void test_arm_timeout(void)
 	sim_free(&sim);
 }
 
+/* Enqueue one packet of @pk's flow into group @idx, from sender @snd. */
+static void arm_pkt(struct sim *sim, u32 idx, const struct dsched_pkt *pk,
+		    const struct dsched_sender *snd, u64 t)
+{
+	sim_fifo_add(sim, idx, 1000, t);
+	dsched_enqueue_pkt(&sim->s, idx, pk, snd, t, 1);
+}
+
+/* Drain what is queued, and start the next burst of group @idx at @t. */
+static u64 arm_next(struct sim *sim, u32 idx, u64 t)
+{
+	while (sim_dequeue(sim, t - 400 * MS, NULL, NULL) != DSCHED_NONE)
+		;
+	return arm_burst(sim, idx, t);
+}
+
+/*
+ * arm collision: a loss arms a group only with a sign that its burst
+ * collided: ECN echoes (a sender's delivered_ce grew since its flow's
+ * last packet), a sender that counts DSCHED_LOST_RUN segments lost, or
+ * a timeout's first resend, after which the next one arms.  A lone
+ * loss, fast or after a timeout that resends one segment, arms nothing
+ * however many packets its recovery sends; neither does a CWR, which
+ * fast recovery queues too, nor the count of another flow that shares
+ * the bucket.
+ */
+static void test_arm_collision(void)
+{
+	const struct dsched_pkt ack = { .tcp_flags = 0x10, .flow_hash = 3 };
+	const struct dsched_pkt cwr = {
+		.tcp_flags = DSCHED_TCP_CWR | 0x10, .flow_hash = 3,
+	};
+	/* Another flow in the same bucket of s->ce_seen. */
+	const struct dsched_pkt other = {
+		.tcp_flags = 0x10, .flow_hash = 3 + DSCHED_CE_FLOWS,
+	};
+	const struct dsched_sender clean = { .delivered_ce = 5 };
+	const struct dsched_sender lost = {
+		.lost = 1, .delivered_ce = 5, .lost_out = DSCHED_LOST_RUN - 1,
+	};
+	const struct dsched_sender lost_ce = {
+		.lost = 1, .delivered_ce = 6, .lost_out = 1,
+	};
+	const struct dsched_sender lost_run = {
+		.lost = 1, .delivered_ce = 5, .lost_out = DSCHED_LOST_RUN,
+	};
+	const struct dsched_sender rto = {
+		.lost = 1, .timeout = 1, .delivered_ce = 5, .lost_out = 1,
+	};
+	struct dsched_group *g;
+	u64 t = 10 * MS;
+	struct sim sim;
+	u32 i;
+
+	arm_init(&sim, 2, 57, DESYNC_ARM_COLLISION, 3);
+	g = &sim.s.groups[0];
+	CHECK(dsched_sender_asks(&sim.s, 0) ==
+	      (DSCHED_ASK_LOSS | DSCHED_ASK_IDLE | DSCHED_ASK_COLLISION));
+	t += 500 * MS;
+	CHECK(arm_burst(&sim, 0, t) == 0);
+	/* A lone loss, with the CWR its recovery queues: no sign. */
+	t += 500 * MS;
+	sim_enqueue(&sim, 0, 1000, t);
+	arm_pkt(&sim, 0, &ack, &clean, t);
+	for (i = 0; i < 8; i++)
+		arm_pkt(&sim, 0, i == 2 ? &cwr : &ack, &lost, t);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_NONE);
+	t += 500 * MS;
+	CHECK(arm_next(&sim, 0, t) == 0);
+	CHECK(ev.last_sign == DSCHED_SIGN_NONE && ev.last_steps == 0);
+	/* Another flow's count, in the same bucket, is no growth. */
+	t += 500 * MS;
+	sim_enqueue(&sim, 0, 1000, t);
+	arm_pkt(&sim, 0, &ack, &lost, t);
+	arm_pkt(&sim, 0, &other, &lost_ce, t);
+	arm_pkt(&sim, 0, &ack, &lost, t);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_NONE);
+	t += 500 * MS;
+	CHECK(arm_next(&sim, 0, t) == 0);
+	/* A lone timeout that resends one segment: a sign, no arming. */
+	t += 500 * MS;
+	sim_enqueue(&sim, 0, 1000, t);
+	arm_pkt(&sim, 0, &ack, &rto, t);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_MARKS);
+	arm_pkt(&sim, 0, &ack, &clean, t);
+	t += 500 * MS;
+	CHECK(arm_next(&sim, 0, t) == 0);
+	CHECK(ev.last_sign == DSCHED_SIGN_MARKS && ev.last_steps == 0);
+	/* Echoes then a loss of the same flow arm the next burst. */
+	t += 500 * MS;
+	sim_enqueue(&sim, 0, 1000, t);
+	arm_pkt(&sim, 0, &ack, &lost, t);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_NONE);
+	arm_pkt(&sim, 0, &ack, &lost_ce, t);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_LOSS);
+	t += 500 * MS;
+	CHECK(in_step(arm_next(&sim, 0, t), 1));
+	CHECK(ev.last_sign == DSCHED_SIGN_LOSS && ev.last_steps == 1);
+	/* The other group: a run of segments lost arms it, no echo needed. */
+	CHECK(arm_burst(&sim, 1, t) == 0);
+	sim_enqueue(&sim, 1, 1000, t + 500 * MS);
+	arm_pkt(&sim, 1, &other, &lost_run, t + 500 * MS);
+	CHECK(dsched_group_sign(&sim.s.groups[1]) == DSCHED_SIGN_LOSS);
+	t += 1000 * MS;
+	CHECK(in_step(arm_next(&sim, 1, t), 1));
+	/* Group 0 narrowed back by hand: a timeout's second resend arms it. */
+	g->flags &= ~DSCHED_G_WIDEN_MASK;
+	t += 500 * MS;
+	CHECK(arm_burst(&sim, 0, t) == 0);
+	sim_enqueue(&sim, 0, 1000, t + 500 * MS);
+	arm_pkt(&sim, 0, &ack, &rto, t + 500 * MS);
+	arm_pkt(&sim, 0, &ack, &rto, t + 500 * MS);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_TIMEOUT);
+	t += 1000 * MS;
+	CHECK(in_step(arm_next(&sim, 0, t), 1));
+	check_invariants(&sim);
+	/* arm loss arms on the lone loss, and asks for no more. */
+	sim.s.p.arm = DESYNC_ARM_LOSS;
+	CHECK(!(dsched_sender_asks(&sim.s, 1) & DSCHED_ASK_COLLISION));
+	t += 500 * MS;
+	sim_enqueue(&sim, 1, 1000, t);
+	arm_pkt(&sim, 1, &ack, &lost, t);
+	CHECK(dsched_group_sign(&sim.s.groups[1]) == DSCHED_SIGN_LOSS);
+	sim_free(&sim);
+}
+
 /*
  * widen 0 with arm: the armed window is one offset_max, and timeouts do
  * not widen it; without sticky the armed window draws every burst.
@@ -272,6 +400,8 @@ static void test_arm_always_unchanged(void)
 	CHECK(arm_sequence(DESYNC_ARM_LOSS, 1, 7, 1, 0) !=
 	      ARM_ALWAYS_STICKY_WIDEN);
 	CHECK(arm_sequence(DESYNC_ARM_TIMEOUT, 1, 7, 1, 0) !=
+	      ARM_ALWAYS_STICKY_WIDEN);
+	CHECK(arm_sequence(DESYNC_ARM_COLLISION, 1, 7, 1, 0) !=
 	      ARM_ALWAYS_STICKY_WIDEN);
 }
 
@@ -398,6 +528,7 @@ static void test_arm_held_bursts(void)
 static const struct test tests[] = {
 	{ "arm_loss", test_arm_loss },
 	{ "arm_timeout", test_arm_timeout },
+	{ "arm_collision", test_arm_collision },
 	{ "arm_widen_0", test_arm_widen_0 },
 	{ "arm_always_unchanged", test_arm_always_unchanged },
 	{ "arm_asks_loss", test_arm_asks_loss },
