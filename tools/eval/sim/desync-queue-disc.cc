@@ -224,7 +224,7 @@ void DesyncQueueDisc::ReadPkt(Ptr<QueueDiscItem> item, struct dsched_pkt *pk,
 		if (m_sender)
 			*snd = m_sender(iph, th);
 	}
-	if (m_core.p.group_by == DESYNC_GROUP_BY_FLOW)
+	if (m_core.p.group_by == DESYNC_GROUP_BY_FLOW || m_core.p.arm == DESYNC_ARM_COLLISION)
 		pk->flow_hash = Mix32(Mix32(flow) ^ flow >> 32 ^ m_perturbation);
 }
 
@@ -294,7 +294,8 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 
 	u32 idx = dsched_classify(&m_core, &pk);
 	struct dsched_group *g = &m_core.groups[idx];
-	struct dsched_sender sender = { snd.idle_ns, snd.lost, snd.timeout };
+	struct dsched_sender sender = { snd.idle_ns, snd.lost, snd.timeout, snd.delivered_ce,
+					 snd.lost_out };
 
 	if (g->head)
 		static_cast<Node *>(g->tail)->next = n;

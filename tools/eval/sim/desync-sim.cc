@@ -85,6 +85,8 @@ struct SockState {
 	int congState = 0;		/* TcpSocketState::TcpCongState_t */
 	SequenceNumber32 una;	/* the highest ACK the sender has had */
 	SequenceNumber32 sndNxt;	/* past the highest byte sent */
+	uint32_t deliveredCe = 0;	/* tp->delivered_ce (--tcp=linux) */
+	uint32_t lostOut = 0;		/* tp->lost_out at its peak (--tcp=linux) */
 };
 
 struct Job {
@@ -337,7 +339,8 @@ std::vector<Ptr<DesyncQueueDisc>> Cluster::DesyncsOf(Ptr<QueueDisc> qd) const
 /*
  * The module's desync_skb_sender_idle(), the core's rule on the sending
  * socket's srtt and on whether data sent before this segment is unacked,
- * and its desync_skb_sender_loss(): fast recovery or a timeout.
+ * and its desync_skb_sender_loss(): fast recovery or a timeout, and the
+ * socket's delivered_ce and lost_out (arm collision).
  */
 DesyncQueueDisc::Sender Cluster::SenderOf(uint32_t host, const TcpHeader &th) const
 {
@@ -350,6 +353,8 @@ DesyncQueueDisc::Sender Cluster::SenderOf(uint32_t host, const TcpHeader &th) co
 
 	snd.lost = ss.congState >= TcpSocketState::CA_RECOVERY;
 	snd.timeout = ss.congState == TcpSocketState::CA_LOSS;
+	snd.delivered_ce = ss.deliveredCe;
+	snd.lost_out = ss.lostOut;
 	/*
 	 * desync_skb_resends(): a segment that starts before snd_nxt resends
 	 * data, a tail loss probe too, whose socket stays open.  The socket
@@ -689,6 +694,14 @@ void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
 		s->TraceConnectWithoutContext(
 			"SpuriousRtxHostQueues",
 			MakeBoundCallback(+[](uint64_t *n) { ++*n; }, &m_rtxHostq));
+		s->TraceConnectWithoutContext(
+			"DeliveredCe", MakeBoundCallback(+[](SockState *k, uint32_t, uint32_t v) {
+				k->deliveredCe = v;
+			}, ss));
+		s->TraceConnectWithoutContext(
+			"LostOut", MakeBoundCallback(+[](SockState *k, uint32_t, uint32_t v) {
+				k->lostOut = v;
+			}, ss));
 	}
 	s->TraceConnectWithoutContext(
 		"HighestSequence", MakeBoundCallback(+[](SockState *k, SequenceNumber32,

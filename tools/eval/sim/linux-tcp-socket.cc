@@ -214,7 +214,18 @@ TypeId LinuxTcpSocket::GetTypeId()
 						    "A resend found the segment still in the host "
 						    "(TcpExtTCPSpuriousRtxHostQueues)",
 						    MakeTraceSourceAccessor(&LinuxTcpSocket::m_hostQueueTrace),
-						    "ns3::TracedCallback::Void");
+						    "ns3::TracedCallback::Void")
+				    .AddTraceSource("DeliveredCe",
+						    "tcp_sock's delivered_ce: segments newly "
+						    "delivered (acked or SACKed) by ACKs with ECE",
+						    MakeTraceSourceAccessor(&LinuxTcpSocket::m_deliveredCe),
+						    "ns3::TracedValueCallback::Uint32")
+				    .AddTraceSource("LostOut",
+						    "tcp_sock's lost_out at its peak in a recovery: what "
+						    "one pass of RACK or a timeout marked lost, 0 "
+						    "once the socket is open again",
+						    MakeTraceSourceAccessor(&LinuxTcpSocket::m_lostOut),
+						    "ns3::TracedValueCallback::Uint32");
 	return tid;
 }
 
@@ -424,6 +435,20 @@ void LinuxTcpSocket::ReTxTimeout()
 	/* The timeout ends the probe's episode; the timer was the probe's too. */
 	m_tlpOut = false;
 	m_probeAt = Time(0);
+	/*
+	 * tcp_timeout_mark_lost(): every segment out and not SACKed is lost,
+	 * before the first resend leaves.
+	 */
+	if (m_state != SYN_SENT && m_state != SYN_RCVD) {
+		int64_t out = static_cast<int64_t>(m_tcb->m_highTxMark.Get() -
+						   m_txBuffer->HeadSequence()) -
+			      m_txBuffer->GetSacked();
+		uint32_t mss = m_tcb->m_segmentSize;
+		uint32_t segs = out > 0 ? static_cast<uint32_t>((out + mss - 1) / mss) : 0;
+
+		if (segs > m_lostOut)
+			m_lostOut = segs;
+	}
 	TcpSocketBase::ReTxTimeout();
 	/*
 	 * A resend refused as still in the host returns -EBUSY, not the
@@ -581,11 +606,16 @@ void LinuxTcpSocket::ReceivedAck(Ptr<Packet> p, const TcpHeader &th)
 	SequenceNumber32 ack = th.GetAckNumber();
 	bool dupack = ack == una && !p->GetSize() && !th.HasOption(TcpOption::SACK);
 
+	uint32_t sacked = m_txBuffer->GetSacked();
+
 	if (Ptr<LinuxPrrRecovery> prr = DynamicCast<LinuxPrrRecovery>(m_recoveryOps))
 		prr->AckArrives(m_txBuffer);
 	TcpSocketBase::ReceivedAck(p, th);
 	if (m_state == CLOSED || m_state == TIME_WAIT)
 		return;
+	CountDeliveredCe(th, una, sacked, dupack);
+	if (m_tcb->m_congState == TcpSocketState::CA_OPEN && m_lostOut)
+		m_lostOut = 0;
 	RackUpdate(th, ack);
 	/*
 	 * tcp_ack_is_dubious(): RACK looks for losses on SACKs and outside
@@ -597,6 +627,36 @@ void LinuxTcpSocket::ReceivedAck(Ptr<Packet> p, const TcpHeader &th)
 	ProcessTlpAck(ack, ack > una, dupack);
 	if (ack > una)
 		ScheduleLossProbe(true);
+}
+
+/*
+ * tcp_count_delivered() with the ECE of tcp_ack(), as Linux 6.1 and 6.12
+ * keep tp->delivered_ce: an ACK that carries ECE on an ECN connection
+ * (tcp_ecn_rcv_ecn_echo(), FLAG_ECE) counts every segment it newly
+ * delivers in delivered_ce as well, those it newly SACKs
+ * (tcp_sacktag_write_queue()) and those it acknowledges that were not
+ * SACKed before (tcp_clean_rtx_queue()); a duplicate ACK without SACK
+ * counts one (tcp_add_reno_sack()).  ns-3's scoreboard counts
+ * bytes: what left it (@una to snd_una), less the SACKed bytes that
+ * left with it, plus those newly SACKed, is the change of snd_una plus
+ * the change of the SACKed bytes (@sacked before this ACK).
+ */
+void LinuxTcpSocket::CountDeliveredCe(const TcpHeader &th, SequenceNumber32 una,
+				      uint32_t sacked, bool dupack)
+{
+	int64_t bytes = static_cast<int64_t>(m_txBuffer->HeadSequence() - una) +
+			static_cast<int64_t>(m_txBuffer->GetSacked()) - sacked;
+	uint32_t mss = m_tcb->m_segmentSize;
+	uint32_t segs;
+
+	if (!(th.GetFlags() & TcpHeader::ECE) || (th.GetFlags() & TcpHeader::SYN) ||
+	    m_tcb->m_ecnState == TcpSocketState::ECN_DISABLED)
+		return;
+	segs = bytes > 0 ? static_cast<uint32_t>((bytes + mss - 1) / mss) : 0;
+	if (!segs && dupack)
+		segs = 1;
+	if (segs)
+		m_deliveredCe = m_deliveredCe + segs;
 }
 
 /* ---- the window reduction (net/ipv4/tcp_input.c) ---- */
@@ -759,7 +819,7 @@ void LinuxTcpSocket::RackUpdate(const TcpHeader &th, SequenceNumber32 ack)
 bool LinuxTcpSocket::RackDetectLoss()
 {
 	Time now = Simulator::Now();
-	uint32_t sacked = 0;
+	uint32_t sacked = 0, marked = 0;
 	bool lost = false;
 	Time wait(0);
 
@@ -777,11 +837,20 @@ bool LinuxTcpSocket::RackDetectLoss()
 		    !(m_rackSent > sg.sent || (m_rackSent == sg.sent && m_rackEnd > sg.end)))
 			continue;
 		Time remaining = m_rackRtt + reo - (now - sg.sent);
-		if (remaining <= Time(0))
+		if (remaining <= Time(0)) {
 			lost = true;
-		else
+			marked++;
+		} else
 			wait = std::max(wait, remaining);
 	}
+	/*
+	 * tcp_mark_skb_lost() counts each in lost_out until it is delivered;
+	 * the model keeps the largest pass of the recovery, where lost_out
+	 * peaks, for arm collision (the segments resent since are no longer
+	 * sent before the latest delivered one, and a pass skips them).
+	 */
+	if (marked > m_lostOut)
+		m_lostOut = marked;
 	if (lost && (m_tcb->m_congState == TcpSocketState::CA_OPEN ||
 		     m_tcb->m_congState == TcpSocketState::CA_DISORDER ||
 		     m_tcb->m_congState == TcpSocketState::CA_CWR)) {

@@ -157,6 +157,9 @@ class LinuxTcpSocket : public TcpSocketBase
 	void SendLossProbe();
 	void ProcessTlpAck(SequenceNumber32 ack, bool advanced, bool dupack);
 
+	void CountDeliveredCe(const TcpHeader &th, SequenceNumber32 una, uint32_t sacked,
+			      bool dupack);
+
 	void RackUpdate(const TcpHeader &th, SequenceNumber32 ack);
 	bool RackDetectLoss();
 	void RackReoTimeout();
@@ -227,6 +230,11 @@ class LinuxTcpSocket : public TcpSocketBase
 	uint64_t m_delAckExpires = 0;
 	SequenceNumber32 m_rcvWup;	/* rcv_nxt when the last ACK left */
 	bool m_demandCwr = false;	/* TCP_ECN_DEMAND_CWR */
+
+	/* tp->delivered_ce: segments newly delivered by ACKs with ECE */
+	TracedValue<uint32_t> m_deliveredCe;
+	/* tp->lost_out at its peak: a pass of RACK or a timeout marked so many */
+	TracedValue<uint32_t> m_lostOut;
 };
 
 } // namespace ns3
