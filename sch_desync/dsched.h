@@ -90,11 +90,8 @@
 #define DESYNC_ARM_ALWAYS	TC_DESYNC_ARM_ALWAYS
 #define DESYNC_ARM_LOSS		TC_DESYNC_ARM_LOSS
 #define DESYNC_ARM_TIMEOUT	TC_DESYNC_ARM_TIMEOUT
-/*
- * Not in the netlink contract: the model's "arm collision", a loss arms
- * only with a sign that its burst collided (dsched_note_collision_loss()).
- */
-#define DESYNC_ARM_COLLISION	(TC_DESYNC_ARM_TIMEOUT + 1)
+/* A loss arms only with a sign that its burst collided. */
+#define DESYNC_ARM_COLLISION	TC_DESYNC_ARM_COLLISION
 #define DESYNC_BYPASS_PRIO_MAX	TC_DESYNC_BYPASS_PRIO_MAX
 #define DSCHED_PRIO_MASK	15	/* TC_PRIO_MAX */
 #define DSCHED_PRIO_CONTROL	7	/* TC_PRIO_CONTROL */

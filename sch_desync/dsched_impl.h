@@ -1663,12 +1663,17 @@ static inline void dsched_remove(struct dsched *s, u32 idx, u32 segs,
  * offset_max is cut short, and a group at or over the new hold_limit goes
  * at once, as do the holds due first beyond a new held_max.  Kept offsets
  * and widened windows are forgotten: the next bursts draw in the new
- * window and slots.  O(ngroups), for the configuration path only.
+ * window and slots.  So are the flows' counts of ECN echoes (ce_seen):
+ * kept under an earlier arm collision, they would read as echoes at a
+ * flow's first packet under this one.  O(ngroups), for the configuration
+ * path only.
  */
 static inline void dsched_apply_params(struct dsched *s, u64 now)
 {
 	u32 i;
 
+	for (i = 0; i < DSCHED_CE_FLOWS; i++)
+		s->ce_seen[i] = 0;
 	for (i = 0; i < s->ngroups; i++) {
 		struct dsched_group *g = &s->groups[i];
 

@@ -52,6 +52,7 @@ enum tc_desync_arm {
 	TC_DESYNC_ARM_ALWAYS,		/* every burst start draws */
 	TC_DESYNC_ARM_LOSS,		/* none until a loss in its burst */
 	TC_DESYNC_ARM_TIMEOUT,		/* none until a timeout after a sign */
+	TC_DESYNC_ARM_COLLISION,	/* none until a loss that collided */
 	__TC_DESYNC_ARM_MAX
 };
 

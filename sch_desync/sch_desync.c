@@ -29,8 +29,10 @@
  *    window by one offset_max, up to 'widen' steps, and narrows again by
  *    chance: the window follows the drain time of incasts whose workers'
  *    smallest windows together overfill the bottleneck.
- *  - With 'arm loss' or 'arm timeout' a group holds nothing until one of
- *    its bursts carried that sign of a collision; its window then opens
+ *  - With 'arm loss', 'arm timeout' or 'arm collision' a group holds
+ *    nothing until one of its bursts carried that sign of a collision
+ *    (with 'arm collision' a loss along with ECN echoes, a run of lost
+ *    segments or a second resend after a timeout); its window then opens
  *    at offset_max and narrows back to no hold by chance, so jobs whose
  *    bursts never collide pay no hold.
  *  - Under mq, mqprio or taprio the desyncs of the TX queues share what
@@ -459,9 +461,15 @@ static void desync_read_pkt(const struct desync_sched_data *q,
 	}
 	}
 
-	if (q->core.p.group_by == DESYNC_GROUP_BY_FLOW || !pk->has_dst)
+	/*
+	 * arm collision keeps each flow's last delivered_ce by this hash
+	 * (dsched_note_delivered_ce()): the socket's, which a timeout's
+	 * new txhash does not change.
+	 */
+	if (q->core.p.group_by == DESYNC_GROUP_BY_FLOW || !pk->has_dst ||
+	    q->core.p.arm == DESYNC_ARM_COLLISION)
 		pk->flow_hash = desync_flow_hash(q, skb);
-	else if (q->core.p.group_by == DESYNC_GROUP_BY_DST)
+	if (q->core.p.group_by == DESYNC_GROUP_BY_DST && pk->has_dst)
 		pk->owner = desync_skb_owner(skb);
 	/*
 	 * Only a FIN or RST asks about departure times (dsched_bypass()):
@@ -560,6 +568,36 @@ static u64 desync_skb_sender_idle(const struct sk_buff *skb, bool lost)
 				  lost || desync_skb_resends(skb, sk));
 }
 
+/*
+ * With arm collision, what the local TCP sender of @skb counts of its
+ * losses (dsched_note_delivered_ce(), dsched_note_collision_loss()): the
+ * packets ACKs with ECN echoes delivered (delivered_ce, which grows while
+ * its burst meets a marking switch port) and the segments it counts lost
+ * now (lost_out: RACK marks a tail dropped whole at once, a timeout every
+ * segment out).  Others leave both 0: forwarded traffic gives no sign.
+ */
+static void desync_skb_sender_collision(const struct sk_buff *skb,
+					struct dsched_sender *snd)
+{
+	const struct sock *sk = skb->sk;
+	const struct tcp_sock *tp;
+
+	if (!sk || !sk_fullsock(sk) || !sk_is_tcp(sk))
+		return;
+	tp = tcp_sk(sk);
+	/*
+	 * Written under the socket lock by ACK processing.  A packet mostly
+	 * passes here under that lock too, but not one that left its socket
+	 * earlier (through a tunnel, a bridge, a parent's delay): the counts
+	 * may then move on another CPU.  A stale count only moves the sign
+	 * to the flow's next packet: delivered_ce is compared per flow from
+	 * packet to packet, and lost_out falls only as the lost segments
+	 * are repaired.
+	 */
+	snd->delivered_ce = READ_ONCE(tp->delivered_ce);
+	snd->lost_out = READ_ONCE(tp->lost_out);
+}
+
 static void desync_bypass_add(struct desync_sched_data *q, struct sk_buff *skb,
 			      bool ctl)
 {
@@ -605,6 +643,10 @@ static void desync_read_sender(const struct sk_buff *skb, u32 asks,
 	snd->timeout = ca_state == TCP_CA_Loss;
 	snd->idle_ns = asks & DSCHED_ASK_IDLE ?
 		       desync_skb_sender_idle(skb, ca_state) : 0;
+	snd->delivered_ce = 0;
+	snd->lost_out = 0;
+	if (asks & DSCHED_ASK_COLLISION)
+		desync_skb_sender_collision(skb, snd);
 }
 
 /* ---- packets waiting for their departure time (EDT), in its order ---- */
@@ -1334,7 +1376,7 @@ static const char * const desync_range_msg[TCA_DESYNC_MAX + 1] = {
 	[TCA_DESYNC_WIDEN]	  = "desync: widen must be "
 				    __stringify(TC_DESYNC_WIDEN_MIN) ".."
 				    __stringify(TC_DESYNC_WIDEN_MAX) " steps",
-	[TCA_DESYNC_ARM]	  = "desync: arm must be always, loss or timeout",
+	[TCA_DESYNC_ARM]	  = "desync: arm must be always, loss, timeout or collision",
 };
 
 /*
@@ -2017,6 +2059,7 @@ static int __init desync_module_init(void)
 	BUILD_BUG_ON(DESYNC_ARM_ALWAYS != TC_DESYNC_ARM_ALWAYS);
 	BUILD_BUG_ON(DESYNC_ARM_LOSS != TC_DESYNC_ARM_LOSS);
 	BUILD_BUG_ON(DESYNC_ARM_TIMEOUT != TC_DESYNC_ARM_TIMEOUT);
+	BUILD_BUG_ON(DESYNC_ARM_COLLISION != TC_DESYNC_ARM_COLLISION);
 	BUILD_BUG_ON(DESYNC_SLOTS_MAX != TC_DESYNC_SLOTS_MAX);
 	/* The core's products stay in 64 bits up to its own bound. */
 	BUILD_BUG_ON(DESYNC_OFFSET_MAX_NS !=

@@ -90,7 +90,7 @@
 #define DEF_CE_BACKLOG		44
 #define DEF_WIDEN		7
 #define DEF_ARM			1	/* loss */
-#define ARM_MAX			2	/* timeout */
+#define ARM_MAX			3	/* collision */
 #define LIMIT_MAX		1000000U
 #define GROUPS_MAX		262144U
 #define IDLE_MAX		10000000U

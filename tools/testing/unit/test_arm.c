@@ -6,9 +6,9 @@
  * loss, with arm timeout until one carried a timeout after another sign;
  * then its window is offset_max, timeouts widen it up to max(widen, 1)
  * steps, and narrowing brings it back to no hold.  With arm collision
- * (the model's) only a loss with a sign that its burst collided arms
- * it.  arm always is the window every burst start draws in, as before
- * the option existed.
+ * only a loss with a sign that its burst collided arms it.  arm always
+ * is the window every burst start draws in, as before the option
+ * existed.
  */
 #include "harness.h"
 
@@ -302,6 +302,20 @@ static void test_arm_collision(void)
 	t += 1000 * MS;
 	CHECK(in_step(arm_next(&sim, 0, t), 1));
 	check_invariants(&sim);
+	/*
+	 * A change forgets the flows' counts: a count that grew across it
+	 * is no echo.  The flow's count was 5 (rto, above).
+	 */
+	dsched_apply_params(&sim.s, t + 600 * MS);
+	t += 1000 * MS;
+	CHECK(arm_burst(&sim, 1, t) == 0);
+	sim_enqueue(&sim, 1, 1000, t + 500 * MS);
+	arm_pkt(&sim, 1, &ack, &lost_ce, t + 500 * MS);
+	CHECK(dsched_group_sign(&sim.s.groups[1]) == DSCHED_SIGN_NONE);
+	arm_pkt(&sim, 1, &ack, &lost_ce, t + 500 * MS);
+	CHECK(dsched_group_sign(&sim.s.groups[1]) == DSCHED_SIGN_NONE);
+	t += 1000 * MS;
+	CHECK(arm_next(&sim, 1, t) == 0);
 	/* arm loss arms on the lone loss, and asks for no more. */
 	sim.s.p.arm = DESYNC_ARM_LOSS;
 	CHECK(!(dsched_sender_asks(&sim.s, 1) & DSCHED_ASK_COLLISION));
