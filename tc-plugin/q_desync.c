@@ -48,7 +48,7 @@ static void explain(void)
 		"                  [ ce_backlog SEGMENTS ] [ spread PERCENT ]\n"
 		"                  [ bypass_prio {P[,P...]|none} ]\n"
 		"                  [ slot_map {KEY:SLOT[,KEY:SLOT...]|none} ] [ sticky | nosticky ]\n"
-		"                  [ widen STEPS ] [ arm {always|loss|timeout} ]\n");
+		"                  [ widen STEPS ] [ arm {always|loss|timeout|collision} ]\n");
 }
 
 static int desync_parse_opt(struct qdisc_util *qu, int argc, char **argv,

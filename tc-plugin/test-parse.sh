@@ -73,7 +73,7 @@ Usage: ... desync [ limit SEGMENTS ] [ group_by {dst|flow|mark|prio} ] [ groups 
                   [ ce_backlog SEGMENTS ] [ spread PERCENT ]
                   [ bypass_prio {P[,P...]|none} ]
                   [ slot_map {KEY:SLOT[,KEY:SLOT...]|none} ] [ sticky | nosticky ]
-                  [ widen STEPS ] [ arm {always|loss|timeout} ]
+                  [ widen STEPS ] [ arm {always|loss|timeout|collision} ]
 EOF
 run_tc qdisc add dev lo root desync help
 # The version line follows the usage; it is checked on its own below.
@@ -149,6 +149,9 @@ bad "arm foo" 'desync: illegal "arm" value "foo"' arm foo
 bad "arm 1 (a name, not a number)" 'desync: illegal "arm" value "1"' arm 1
 bad "arm LOSS (names are lower case)" 'desync: illegal "arm" value "LOSS"' \
 	arm LOSS
+bad "arm 3 (collision by name only)" 'desync: illegal "arm" value "3"' arm 3
+bad "arm collide (the whole word)" 'desync: illegal "arm" value "collide"' \
+	arm collide
 bad "slot x" 'desync: illegal "slot" value "x"' slot x
 bad "slot -1" 'desync: illegal "slot" value "-1"' slot -1
 bad "seed zz" 'desync: illegal "seed" value "zz"' seed zz
@@ -231,10 +234,13 @@ good "change of widen alone" "widen=1" -- \
 add "arm always" "arm=0" arm always
 add "arm loss" "arm=1" arm loss
 add "arm timeout" "arm=2" arm timeout
+add "arm collision" "arm=3" arm collision
 add "arm after widen" "widen=3 arm=1" widen 3 arm loss
 add "the last of two arms wins" "arm=2" arm loss arm timeout
 good "change of arm alone" "arm=1" -- \
 	qdisc change dev lo root desync arm loss
+good "change of arm to collision alone" "arm=3" -- \
+	qdisc change dev lo root desync arm collision
 add "nosticky between valued options" "idle=500 offset_max=2000 sticky=0" \
 	idle 500us nosticky offset_max 2ms
 add "seed decimal u64 max" "seed=0xffffffffffffffff" seed 18446744073709551615

@@ -163,6 +163,10 @@ dump sticky=0 arm=2
 text "arm timeout after nosticky" 1 "$HEAD nosticky arm timeout "
 json "arm timeout in JSON" 'o == {"sticky": False, "arm": "timeout"}'
 
+dump widen=7 arm=3
+text "arm collision after widen" 1 "$HEAD widen 7 arm collision "
+json "arm collision in JSON" 'o == {"widen": 7, "arm": "collision"}'
+
 dump limit=7 arm=9
 text "newer kernel: unknown arm value as its number" 1 "$HEAD limit 7p arm 9 "
 json "newer kernel: unknown arm value in JSON" 'o == {"limit": 7, "arm": "9"}'

@@ -125,6 +125,7 @@ trip "widen in hex" "nosticky widen 3" nosticky widen 0x3
 trip "arm always" "arm always" arm always
 trip "arm loss" "arm loss" arm loss
 trip "arm timeout after widen" "widen 2 arm timeout" arm timeout widen 2
+trip "arm collision after nosticky" "nosticky arm collision" arm collision nosticky
 trip "every option" \
 	"limit 10000p group_by flow groups 1024 idle 2ms offset_max 999999us slots 8 slot 3 seed 1311768467463790320 hold_limit 256p ce_threshold 1234us ce_backlog 44p spread 40% bypass_prio 0,3,5,63 slot_map 1:0,16:3 sticky widen 5 arm loss" \
 	arm loss widen 5 sticky slot_map 1:0,0x10:3 bypass_prio 3,5,63,0 spread 40% \

@@ -35,6 +35,7 @@ const char *const desync_arm_names[__TC_DESYNC_ARM_MAX] = {
 	[TC_DESYNC_ARM_ALWAYS]		= "always",
 	[TC_DESYNC_ARM_LOSS]		= "loss",
 	[TC_DESYNC_ARM_TIMEOUT]		= "timeout",
+	[TC_DESYNC_ARM_COLLISION]	= "collision",
 };
 
 /*
@@ -103,7 +104,7 @@ const struct desync_opt desync_opts[] = {
 	  DESYNC_STR(TC_DESYNC_WIDEN_MAX) },
 	{ "arm", TCA_DESYNC_ARM, DESYNC_UNIT_ENUM, DESYNC_OPT_JSON_STRING,
 	  0, __TC_DESYNC_ARM_MAX - 1, DESYNC_DEF_ARM,
-	  "always, loss or timeout" },
+	  "always, loss, timeout or collision" },
 };
 
 const size_t desync_opts_count = DESYNC_ARRAY_SIZE(desync_opts);
