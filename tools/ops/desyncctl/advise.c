@@ -275,9 +275,14 @@ static bool dev_widens(const struct dev_sum *s)
 /* What a group's bursts must carry before it holds, with @arm */
 static const char *arm_sign(uint32_t arm)
 {
-	return arm == TC_DESYNC_ARM_TIMEOUT ?
-	       "took a retransmit timeout after another sign of loss" :
-	       "carried a loss";
+	switch (arm) {
+	case TC_DESYNC_ARM_TIMEOUT:
+		return "took a retransmit timeout after another sign of loss";
+	case TC_DESYNC_ARM_COLLISION:
+		return "carried a loss with a sign of a collision (ECN echoes, a run of segments lost, a second resend after a timeout)";
+	default:
+		return "carried a loss";
+	}
 }
 
 /*

@@ -805,7 +805,7 @@ advise_arm_sample()
 		'ok   sample: in 10s: 600 burst starts seen by desync with arm loss, 80 packets enqueued while their group was held, 0 TCP retransmit timeouts, 0 segments retransmitted, 0 of 0 loss probes repaired a loss, 0 CE echoes (0 marked by desync), 0 CE received'
 }
 
-# arm loss or timeout, and no group armed: nothing held, nothing marked,
+# arm loss, timeout or collision, and no group armed: nothing held, nothing marked,
 # whatever the bursts met; desync cost nothing, there is nothing to fix,
 # and no number of bursts is needed to say so.
 advise_disarmed()
@@ -819,7 +819,12 @@ advise_disarmed()
 	net_sample "$H" 1 TCPTimeouts=50 TCPDeliveredCE=270 TCPDelivered=200000
 	advise_on "$H"
 	doctor_says 0 \
-		"ok   collide: no burst start held in 10s (arm timeout; 200 burst starts, 0 timeouts, 1.00 CE echoes a burst): desync cost nothing here, no hold and no CE mark of its own; a group holds from the burst after one of its bursts took a retransmit timeout after another sign of loss"
+		"ok   collide: no burst start held in 10s (arm timeout; 200 burst starts, 0 timeouts, 1.00 CE echoes a burst): desync cost nothing here, no hold and no CE mark of its own; a group holds from the burst after one of its bursts took a retransmit timeout after another sign of loss" || return 1
+	advise_host_arm disarmed-collision collision 600 held=0 hold_time=1500000000
+	net_sample "$H" 1 TCPTimeouts=50 TCPDeliveredCE=70 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 0 \
+		"ok   collide: no burst start held in 10s (arm collision; 600 burst starts, 0 timeouts, 0.00 CE echoes a burst): desync cost nothing here, no hold and no CE mark of its own; a group holds from the burst after one of its bursts carried a loss with a sign of a collision (ECN echoes, a run of segments lost, a second resend after a timeout)"
 }
 
 # arm loss, groups that held, and no collision seen: nothing collides or
@@ -834,7 +839,7 @@ advise_armed_quiet()
 		"ok   collide: no collision seen in 600 burst starts (0 timeouts, 0.05 CE echoes a burst beyond desync's own): nothing collides here, or the holds prevent it; with arm loss the groups that hold narrow back to no hold on their own, a step in about 1024 of their burst starts, unless they lose again"
 }
 
-# arm loss or timeout, timeouts and no burst start held: the collisions
+# arm loss, timeout or collision, timeouts and no burst start held: the collisions
 # that arm the groups, not held bursts that still collide; once groups
 # hold, timeouts are a warning again, as with arm always.
 advise_arming()
@@ -849,6 +854,11 @@ advise_arming()
 	advise_on "$H"
 	doctor_says 0 \
 		"ok   collide: 12 TCP retransmit timeouts in 600 burst starts, none held (arm timeout): the collisions that arm the groups, which hold from the burst after one that took a retransmit timeout after another sign of loss; run advise again to see whether the held bursts still collide" || return 1
+	advise_host_arm arming-collision collision 600 held=0 hold_time=1500000000
+	net_sample "$H" 1 TCPTimeouts=62 TCPDelivered=200000
+	advise_on "$H"
+	doctor_says 0 \
+		"ok   collide: 12 TCP retransmit timeouts in 600 burst starts, none held (arm collision): the collisions that arm the groups, which hold from the burst after one that carried a loss with a sign of a collision (ECN echoes, a run of segments lost, a second resend after a timeout); run advise again to see whether the held bursts still collide" || return 1
 	advise_host_arm armed loss 600 held=40 hold_time=$((1500000000 + 20 * 1500000)) widen=7
 	net_sample "$H" 1 TCPTimeouts=62 TCPDelivered=200000
 	advise_on "$H"
