@@ -240,9 +240,9 @@ WIDEN_LONG = (over_20_iterations("WL", ("F-incast-200x128k-25g",), ["fq_codel", 
 # Row 5 with a faulty uplink on every host, over 1000 iterations: its
 # timeouts come from random loss, not from collisions, so a window that
 # widens on them only adds holds, and host marking (ce_backlog) turns
-# more of the losses into timeouts; arm collision, the model's, arms on a
-# loss only with ECN echoes in its burst, a run of segments lost or a
-# timeout's second resend ("L", not part of "make bench-sim").
+# more of the losses into timeouts; arm collision arms on a loss only
+# with ECN echoes in its burst, a run of segments lost or a timeout's
+# second resend ("L", not part of "make bench-sim").
 LOSSY_QDISCS = ["fq_codel", "desync", "desync:arm always", "desync:arm collision"]
 LOSSY = [(f"{n}-loss{rate}", *rest)
          for rate in ("1e-4", "1e-3")

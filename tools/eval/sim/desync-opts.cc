@@ -5,13 +5,11 @@
  * The words, their units and bounds are the tc plugin's own table
  * (tools/lib/desync_opts.c); what the module checks beyond the bounds
  * (desync_parse(): the relations between options) is mirrored here, since
- * the model has no kernel to ask.  Two additions: "slot rank" gives each
+ * the model has no kernel to ask.  One addition: "slot rank" gives each
  * simulated host its own rank, which on a real cluster the operator
- * writes as a number per host; "arm collision" is a value of arm that
- * only the core and the model know (DESYNC_ARM_COLLISION).
+ * writes as a number per host.
  */
 #include "desync-opts.h"
-#include "dsched.h"
 
 #include <cctype>
 #include <cerrno>
@@ -92,10 +90,6 @@ std::string DesyncParseWords(const std::string &words, DesyncConfig *cfg)
 		if (o->attr == TCA_DESYNC_SLOT && arg == "rank") {
 			cfg->slot_rank = true;
 			cfg->slot = TC_DESYNC_SLOT_RANDOM;
-			continue;
-		}
-		if (o->attr == TCA_DESYNC_ARM && arg == "collision") {
-			cfg->arm = DESYNC_ARM_COLLISION;
 			continue;
 		}
 		if (o->unit == DESYNC_UNIT_MAP) {
