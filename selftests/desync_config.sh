@@ -108,6 +108,12 @@ qdisc_all_options()
 	snap
 	assert_eq "arm after change" "${SNAP[desync:opt.arm]}" timeout
 	assert_eq "widen kept by the change of arm" "${SNAP[desync:opt.widen]}" 3
+	tcok qdisc change dev "$DEV" root desync arm collision
+	snap
+	assert_eq "arm collision after change" "${SNAP[desync:opt.arm]}" collision
+	assert_eq "widen kept by the change to collision" "${SNAP[desync:opt.widen]}" 3
+	[[ $(tca qdisc show dev "$DEV") == *" widen 3 arm collision"* ]] ||
+		fail "tc show lacks 'arm collision': $(tca qdisc show dev "$DEV")"
 }
 
 # A limit below the default hold_limit needs no hold_limit of its own:
@@ -256,6 +262,8 @@ bad_input_tc()
 	expect_reject_tc 0 widen 8
 	expect_reject_tc 0 arm never
 	expect_reject_tc 0 arm 1
+	expect_reject_tc 0 arm 3
+	expect_reject_tc 0 arm collide
 
 	# A rejected add leaves no qdisc behind.
 	tca qdisc del dev "$DEV" root
@@ -301,6 +309,7 @@ bad_input_netlink()
 	out=$(ip netns exec "$NS_A" "$NLTOOL" change "$DEV" root arm=3 2>&1)
 	assert_eq "netlink arm 3 accepted" "$out" ok
 	snap
+	assert_eq "netlink arm 3 is collision" "${SNAP[desync:opt.arm]}" collision
 	REF_OPTS=$SNAP_OPTS
 
 	expect_reject_nl groups=1000

@@ -9,7 +9,9 @@
 # window widened by a retransmit timeout, and the signs of congestion
 # (ECN's CWR, a timeout) each burst start reports of the burst before.
 # A desync without arm (arm loss, the default) holds no burst until one
-# carried a loss, then the next one.  Under mq, one destination's bursts
+# carried a loss, then the next one; with arm collision a timeout that
+# resends the one segment its sender had out arms nothing, one that
+# finds a whole window lost arms.  Under mq, one destination's bursts
 # start at one offset on every TX queue.  Then tools/ops/desyncctl/desync-holds.bt
 # (bpftrace) histograms holds and sojourn, where bpftrace is installed.
 #
@@ -25,6 +27,8 @@ ALL_TESTS="
 	trace_widen_on_timeout
 	trace_timeout_one_resend
 	trace_arm_loss_default
+	trace_arm_collision_lone_resend
+	trace_arm_collision_window_lost
 	trace_mq_one_offset
 	trace_widen_opened_part
 	trace_signs_of_ecn
@@ -35,6 +39,7 @@ ALL_TESTS="
 # host's emulator) splits one burst into two.
 RETRY_TESTS="trace_burst_release trace_hold_at_window_end trace_sticky_redraw_on_loss"
 RETRY_TESTS+=" trace_widen_on_timeout trace_timeout_one_resend trace_arm_loss_default"
+RETRY_TESTS+=" trace_arm_collision_lone_resend trace_arm_collision_window_lost"
 
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -274,8 +279,10 @@ burst_fields()
 # With "one", the timeout resends a single segment, as a faulty link's
 # does: the ACKs are lost only for 100ms after the fourth message, well
 # before a timeout that a route's rto_min of 1s delays, and without the
-# tail loss probe (tcp_early_retrans 0) nothing resends before it.
-tcp_timeout_bursts()	# PORT [one]
+# tail loss probe (tcp_early_retrans 0) nothing resends before it.  The
+# timeout still marks every segment of the message lost (lost_out); a
+# message of BYTES (default 14480, ten segments) of 1448 is one segment.
+tcp_timeout_bursts()	# PORT [one|all [BYTES]]
 {
 	local res rc early
 
@@ -297,6 +304,7 @@ import socket, struct, subprocess, sys, time
 TCP_CA_LOSS = 4
 ns, peer, port = sys.argv[2], sys.argv[3], int(sys.argv[4])
 one = sys.argv[5] == "one"
+size = int(sys.argv[6])
 def tc(verb, *a):
     subprocess.run(["tc", "-n", ns, "qdisc", verb, "dev", peer, "root"] + list(a),
                    check=True)
@@ -308,7 +316,7 @@ for i in range(6):
     if i == 3:
         # The receiver ACKs into a void until the sender times out.
         tc("add", "netem", "loss", "100%")
-    s.sendall(b"x" * 14480)
+    s.sendall(b"x" * size)
     if i == 3 and one:
         time.sleep(0.1)
         tc("del")
@@ -324,7 +332,7 @@ for i in range(6):
     time.sleep(0.1)
 print(struct.unpack_from("I", info(s), 100)[0])
 s.close()
-' "$B4" "$NS_B" "$PEER" "$1" "${2:-all}" 2>&1)
+' "$B4" "$NS_B" "$PEER" "$1" "${2:-all}" "${3:-14480}" 2>&1)
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
 		fail "TCP sender failed: $res"
@@ -448,6 +456,49 @@ trace_arm_loss_default()
 	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none loss"
 	assert_cmp "releases traced" "$(trace_fields desync_release held_ns | wc -l)" -ge 1
 	assert_cmp "held packets" "${SNAP[desync:held]}" -ge 1
+}
+
+# arm collision: a timeout that resends the one segment its sender had
+# out, with no ECN echo before it (messages of one segment), as a faulty
+# link's, arms nothing: the sender counts one segment lost (lost_out)
+# and its delivered_ce never grows.  Every burst starts at once, and the
+# fifth reports the timeout's resend as a sign (marks) that took no
+# step.  arm loss arms on such a loss (trace_arm_loss_default).
+trace_arm_collision_lone_resend()
+{
+	local i
+
+	tcok qdisc add dev "$DEV" root handle 7: desync arm collision idle 5ms offset_max 4ms \
+		spread 0 slots 4 slot 3 || return
+	tcp_timeout_bursts 9020 one 1448 || return
+	assert_eq "retransmitted segments" "$RETRANS" 1
+	for i in 0 1 2 3 4 5; do
+		assert_eq "offset of burst $((i + 1)) (ns)" "${OFFS[i]}" 0
+	done
+	assert_eq "steps" "${STEPS[*]}" "0 0 0 0 0 0"
+	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none marks"
+}
+
+# arm collision: a timeout that finds a whole window of ten segments
+# unacknowledged marks them all lost (tcp_timeout_mark_lost()), a run
+# (DSCHED_LOST_RUN) that the module reads in lost_out with its one
+# resend, as a collision's: the fifth start reports the loss, takes one
+# step and is held in the last slot of the window, [3ms, 4ms).
+trace_arm_collision_window_lost()
+{
+	local i
+
+	tcok qdisc add dev "$DEV" root handle 7: desync arm collision idle 5ms offset_max 4ms \
+		spread 0 slots 4 slot 3 || return
+	tcp_timeout_bursts 9021 one || return
+	assert_eq "retransmitted segments" "$RETRANS" 1
+	for i in 0 1 2 3; do
+		assert_eq "offset of burst $((i + 1)), before the loss (ns)" "${OFFS[i]}" 0
+	done
+	assert_range "offset of burst 5, after the loss (ns)" "${OFFS[4]}" 3000000 3999999
+	assert_range "offset of burst 6 (ns)" "${OFFS[5]}" 0 3999999
+	assert_eq "steps of bursts 1-5" "${STEPS[*]:0:5}" "0 0 0 0 1"
+	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none loss"
 }
 
 MQDEV=dsmq0
