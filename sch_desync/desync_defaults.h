@@ -32,6 +32,6 @@
 #define DESYNC_DEF_STICKY		1
 #define DESYNC_DEF_WIDEN		7	/* steps of offset_max */
 #define DESYNC_DEF_BYPASS_PRIO		0	/* bitmap: none */
-#define DESYNC_DEF_ARM			TC_DESYNC_ARM_LOSS
+#define DESYNC_DEF_ARM			TC_DESYNC_ARM_COLLISION
 
 #endif /* _DESYNC_DEFAULTS_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Tracepoints of the desync qdisc: a burst start with the offset it
- * drew, the steps its window grew by (widen; with arm loss or timeout
+ * drew, the steps its window grew by (widen; with any arm but always
  * the steps of offset_max its window is, 0 while disarmed) and the worst
  * sign of congestion the group's senders gave in the burst before, and
  * the end of a hold.  The core reports both through its

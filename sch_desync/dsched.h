@@ -145,7 +145,7 @@ struct dsched_group {
 #define DSCHED_G_SIGN_MASK (3U << DSCHED_G_SIGN_SHIFT)
 /*
  * The upper bits: offset_max steps its window grew by, <= DESYNC_WIDEN_MAX.
- * With arm loss or timeout, the steps of offset_max its window is, 0 while
+ * With any arm but always, the steps of offset_max its window is, 0 while
  * it holds nothing (dsched_follow_timeouts()).
  */
 #define DSCHED_G_WIDEN_SHIFT 5
@@ -316,8 +316,8 @@ static inline u64 dsched_burst_start(const struct dsched_group *g)
 }
 
 /*
- * The steps of offset_max the window of group @g grew by; with arm loss or
- * timeout, the steps of offset_max its window is.
+ * The steps of offset_max the window of group @g grew by; with any arm but
+ * always, the steps of offset_max its window is.
  */
 static inline u32 dsched_widen_steps(const struct dsched_group *g)
 {

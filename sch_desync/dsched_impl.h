@@ -133,7 +133,7 @@ static inline void dsched_raise_sign(struct dsched_group *g, u32 sign)
 /*
  * The widest window of a group at @steps (dsched_widen_steps()):
  * offset_max, plus one offset_max for every step its timeouts added
- * (dsched_follow_timeouts()); with arm loss or timeout, @steps
+ * (dsched_follow_timeouts()); with any arm but always, @steps
  * offset_max, none at 0.  Never above the largest offset_max.
  */
 static inline u32 dsched_steps_window(const struct dsched *s, u32 steps)
@@ -152,8 +152,8 @@ static inline u32 dsched_window_cap(const struct dsched *s,
 }
 
 /*
- * Whether group @g holds nothing until a sign arms it (arm loss or
- * timeout) and none has, or narrowing disarmed it again.
+ * Whether group @g holds nothing until a sign arms it (any arm but
+ * always) and none has, or narrowing disarmed it again.
  */
 static inline bool dsched_disarmed(const struct dsched *s,
 				   const struct dsched_group *g)
@@ -163,7 +163,7 @@ static inline bool dsched_disarmed(const struct dsched *s,
 
 /*
  * Whether a burst whose senders gave @sign (dsched_group_sign()) arms
- * a group with arm loss or timeout.
+ * a group with any arm but always.
  *
  * Holding every burst start costs a job whose bursts never collide a
  * hold per step and gains it nothing: a ring inside a rack, or a job
@@ -192,8 +192,8 @@ static inline bool dsched_sign_arms(const struct dsched *s, u32 sign)
 }
 
 /*
- * The most steps a group's window may take: widen; with arm loss or
- * timeout at least one, the armed window of offset_max itself.
+ * The most steps a group's window may take: widen; with any arm but
+ * always at least one, the armed window of offset_max itself.
  */
 static inline u32 dsched_steps_max(const struct dsched *s)
 {
@@ -230,7 +230,7 @@ static inline u32 dsched_steps_max(const struct dsched *s)
  * measured too: fewer relapses over long runs, more over short ones.
  * The draws of groups that never widened are not touched.
  *
- * With arm loss or timeout the steps are the window itself, in
+ * With any arm but always the steps are the window itself, in
  * offset_max, 0 while the group holds nothing: the first sign that arms
  * it (dsched_sign_arms()) takes it to one offset_max, the window arm
  * always starts from, and timeouts widen it from there as they do
@@ -310,7 +310,7 @@ static inline u32 dsched_window(const struct dsched *s,
 /*
  * Whether the host marks group @g's packets at all (ce_threshold and
  * ce_backlog).  Host marking keeps short the queue that a released hold
- * leaves behind; with arm loss or timeout a group that holds nothing
+ * leaves behind; with any arm but always a group that holds nothing
  * has no such queue, and no burst of its was seen to collide.  Marks
  * there only shrink windows that the path would have carried: on the
  * model's training profiles that never collide they were most of what

@@ -29,10 +29,11 @@
  *    window by one offset_max, up to 'widen' steps, and narrows again by
  *    chance: the window follows the drain time of incasts whose workers'
  *    smallest windows together overfill the bottleneck.
- *  - With 'arm loss', 'arm timeout' or 'arm collision' a group holds
- *    nothing until one of its bursts carried that sign of a collision
- *    (with 'arm collision' a loss along with ECN echoes, a run of lost
- *    segments or a second resend after a timeout); its window then opens
+ *  - With 'arm collision' (the default), 'arm loss' or 'arm timeout' a
+ *    group holds nothing until one of its bursts carried that sign of a
+ *    collision (with 'arm collision' a loss along with ECN echoes, a run
+ *    of lost segments or a second resend after a timeout, so that a
+ *    faulty link's lone losses arm nothing); its window then opens
  *    at offset_max and narrows back to no hold by chance, so jobs whose
  *    bursts never collide pay no hold.
  *  - Under mq, mqprio or taprio the desyncs of the TX queues share what

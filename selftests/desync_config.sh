@@ -48,7 +48,7 @@ qdisc_defaults()
 	assert_eq "spread" "${SNAP[desync:opt.spread]}" 0
 	assert_eq "sticky" "${SNAP[desync:opt.sticky]}" True
 	assert_eq "widen" "${SNAP[desync:opt.widen]}" 7
-	assert_eq "arm" "${SNAP[desync:opt.arm]}" loss
+	assert_eq "arm" "${SNAP[desync:opt.arm]}" collision
 	is_int "${SNAP[desync:opt.seed]}" || fail "seed missing from JSON options"
 	for x in $DESYNC_XSTATS; do
 		is_int "${SNAP[desync:$x]}" || fail "xstat $x missing from tc -j -s"

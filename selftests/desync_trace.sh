@@ -8,10 +8,10 @@
 # offsets kept from burst to burst and drawn again after a TCP loss, the
 # window widened by a retransmit timeout, and the signs of congestion
 # (ECN's CWR, a timeout) each burst start reports of the burst before.
-# A desync without arm (arm loss, the default) holds no burst until one
-# carried a loss, then the next one; with arm collision a timeout that
-# resends the one segment its sender had out arms nothing, one that
-# finds a whole window lost arms.  Under mq, one destination's bursts
+# A desync without arm (arm collision, the default) holds no burst until
+# one carried a loss that collided, then the next one: a timeout that
+# resends the one segment its sender had out arms nothing (arm loss arms
+# on it), one that finds a whole window lost arms.  Under mq, one destination's bursts
 # start at one offset on every TX queue.  Then tools/ops/desyncctl/desync-holds.bt
 # (bpftrace) histograms holds and sojourn, where bpftrace is installed.
 #
@@ -26,8 +26,9 @@ ALL_TESTS="
 	trace_sticky_redraw_on_loss
 	trace_widen_on_timeout
 	trace_timeout_one_resend
-	trace_arm_loss_default
+	trace_arm_collision_default
 	trace_arm_collision_lone_resend
+	trace_arm_loss_lone_resend
 	trace_arm_collision_window_lost
 	trace_mq_one_offset
 	trace_widen_opened_part
@@ -38,8 +39,9 @@ ALL_TESTS="
 # 5ms: a guest that stalls longer than that inside a message (a busy
 # host's emulator) splits one burst into two.
 RETRY_TESTS="trace_burst_release trace_hold_at_window_end trace_sticky_redraw_on_loss"
-RETRY_TESTS+=" trace_widen_on_timeout trace_timeout_one_resend trace_arm_loss_default"
-RETRY_TESTS+=" trace_arm_collision_lone_resend trace_arm_collision_window_lost"
+RETRY_TESTS+=" trace_widen_on_timeout trace_timeout_one_resend trace_arm_collision_default"
+RETRY_TESTS+=" trace_arm_collision_lone_resend trace_arm_loss_lone_resend"
+RETRY_TESTS+=" trace_arm_collision_window_lost"
 
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -405,24 +407,25 @@ trace_timeout_one_resend()
 	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none loss"
 }
 
-# A desync added without arm, only timing options: arm loss, the default.
-# No burst start is held before a loss: UDP bursts to a destination, then
-# the first four bursts of a TCP sender to it (one group), all traced with
-# offset 0 and no release, and the qdisc counts no held packet and no
-# held burst.  The timeout that resends a single segment (a loss, as in
-# trace_timeout_one_resend) arms the group: the fifth start reports the
-# loss, takes one step, the window of one offset_max, and is held in its
-# last slot, [3ms, 4ms).  The sixth keeps that offset or, one time in
-# 1024, narrows back to no hold.  tc's held_bursts counts the starts
-# traced with an offset, one release each.
-trace_arm_loss_default()
+# A desync added without arm, only timing options: arm collision, the
+# default.  No burst start is held before a loss that collided: UDP
+# bursts to a destination, then the first four bursts of a TCP sender to
+# it (one group), all traced with offset 0 and no release, and the qdisc
+# counts no held packet and no held burst.  The timeout that finds the
+# sender's window of ten segments unacknowledged marks them all lost, a
+# run the module reads in lost_out, and arms the group: the fifth start
+# reports the loss, takes one step, the window of one offset_max, and is
+# held in its last slot, [3ms, 4ms).  The sixth keeps that offset or,
+# one time in 1024, narrows back to no hold.  tc's held_bursts counts the
+# starts traced with an offset, one release each.
+trace_arm_collision_default()
 {
 	local i
 
 	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms spread 0 \
 		slots 4 slot 3 || return
 	snap
-	assert_eq "arm of a desync added without it" "${SNAP[desync:opt.arm]}" loss
+	assert_eq "arm of a desync added without it" "${SNAP[desync:opt.arm]}" collision
 	trace_on || return
 	psend -d "$B4" -n 4 -k 3 -g 200ms -s 200 > /dev/null || fail "sending failed"
 	nap 0.3
@@ -463,7 +466,7 @@ trace_arm_loss_default()
 # link's, arms nothing: the sender counts one segment lost (lost_out)
 # and its delivered_ce never grows.  Every burst starts at once, and the
 # fifth reports the timeout's resend as a sign (marks) that took no
-# step.  arm loss arms on such a loss (trace_arm_loss_default).
+# step.  arm loss arms on such a loss (trace_arm_loss_lone_resend).
 trace_arm_collision_lone_resend()
 {
 	local i
@@ -477,6 +480,28 @@ trace_arm_collision_lone_resend()
 	done
 	assert_eq "steps" "${STEPS[*]}" "0 0 0 0 0 0"
 	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none marks"
+}
+
+# arm loss: the same lone resend as in trace_arm_collision_lone_resend
+# arms the group, as any loss its sender recovered from does: the fifth
+# start reports the loss, takes one step and is held in the last slot of
+# the window, [3ms, 4ms).  The pair shows what arm collision keeps a
+# faulty link's loss from costing.
+trace_arm_loss_lone_resend()
+{
+	local i
+
+	tcok qdisc add dev "$DEV" root handle 7: desync arm loss idle 5ms offset_max 4ms \
+		spread 0 slots 4 slot 3 || return
+	tcp_timeout_bursts 9022 one 1448 || return
+	assert_eq "retransmitted segments" "$RETRANS" 1
+	for i in 0 1 2 3; do
+		assert_eq "offset of burst $((i + 1)), before the loss (ns)" "${OFFS[i]}" 0
+	done
+	assert_range "offset of burst 5, after the loss (ns)" "${OFFS[4]}" 3000000 3999999
+	assert_range "offset of burst 6 (ns)" "${OFFS[5]}" 0 3999999
+	assert_eq "steps of bursts 1-5" "${STEPS[*]:0:5}" "0 0 0 0 1"
+	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none loss"
 }
 
 # arm collision: a timeout that finds a whole window of ten segments

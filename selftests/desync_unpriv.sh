@@ -601,8 +601,9 @@ burst_steps_signs()
 # state of every local socket to that destination.  nobody's connection to
 # the job's peer, whose segments the peer drops (a filter for its port
 # only), times out twice; the job's next burst to the peer then opens
-# its window (arm loss, the default; under arm always it widens it by one
-# offset_max, widen 7) and reports the timeout as its own.  Asserted: the
+# its window (arm collision, the default: a timeout's second resend; under
+# arm always it widens it by one offset_max, widen 7) and reports the
+# timeout as its own.  Asserted: the
 # job's burst after nobody's timeouts takes no step and does not report a
 # timeout.
 unpriv_other_timeouts_widen()

@@ -152,7 +152,7 @@ struct dev_sum {
 	bool		random;				/* on all of them */
 	/*
 	 * arm always on any of them, which then holds every burst start;
-	 * otherwise @arm is the first one's, loss or timeout.
+	 * otherwise @arm is the first one's, loss, timeout or collision.
 	 */
 	bool		always;
 	uint32_t	arm;
@@ -263,8 +263,8 @@ static void fix_change(char *buf, size_t len, const struct dev_sum *s,
 }
 
 /*
- * Whether timeouts widen the windows of @s past offset_max.  With arm
- * loss or timeout widen counts the armed window itself as its first step
+ * Whether timeouts widen the windows of @s past offset_max.  With any arm
+ * but always widen counts the armed window itself as its first step
  * (dsched_steps_max()), so widen 1 widens nothing there.
  */
 static bool dev_widens(const struct dev_sum *s)
@@ -287,7 +287,7 @@ static const char *arm_sign(uint32_t arm)
 
 /*
  * Whether a burst start was held in the interval: every one with arm
- * always, with arm loss or timeout those of armed groups, each of which
+ * always, with any arm but always those of armed groups, each of which
  * counts its first packet in held and its hold in hold_time.
  */
 static bool host_held(const struct host_sum *h)
@@ -305,7 +305,7 @@ static bool host_acted(const struct host_sum *h)
 }
 
 /*
- * Timeouts, and no burst start held: with arm loss or timeout these are
+ * Timeouts, and no burst start held: with any arm but always these are
  * the collisions that arm the groups, not holds that failed.  Whether
  * the held bursts still collide shows in the next interval.
  */
@@ -349,7 +349,7 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 	ce_net = d[DSQ_TCP_DELIVERED_CE] > ce_mark ? d[DSQ_TCP_DELIVERED_CE] - ce_mark : 0;
 
 	/*
-	 * With arm loss or timeout most burst starts are not held: say how
+	 * With any arm but always most burst starts are not held: say how
 	 * many were, or, from a module without held_bursts, how many
 	 * packets were enqueued held.
 	 */
@@ -434,7 +434,7 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 		return;
 	}
 	/*
-	 * With arm loss or timeout the experiment of offset_max 0 runs by
+	 * With any arm but always the experiment of offset_max 0 runs by
 	 * itself: a group that holds narrows back to no hold by chance, a
 	 * step in DESYNC_NARROW_ODDS of its burst starts, unless it loses
 	 * again.
@@ -454,7 +454,7 @@ static void judge_collisions(const struct dsq_advise_in *in, struct findings *r,
 }
 
 /*
- * What the holds cost with arm loss or timeout, where only armed groups
+ * What the holds cost with any arm but always, where only armed groups
  * hold: hold_time over all burst starts would dilute a hold by the many
  * that are not held.  The module counts the held bursts (held_bursts);
  * from one older than that counter the share held is bounded by the

@@ -647,10 +647,10 @@ static void check_ecn(const struct dsq_doctor_in *in, struct report *r)
 
 /*
  * The mean hold of a held burst of @d, in ns, 0 without a hold:
- * hold_time / held_bursts.  With arm loss or timeout only armed groups
+ * hold_time / held_bursts.  With any arm but always only armed groups
  * hold, and dividing by every burst start would hide their holds.  A
  * module older than held_bursts counts held packets, not held bursts:
- * then, with arm loss or timeout, this is the least the mean can be
+ * then, with any arm but always, this is the least the mean can be
  * (dsq_held_bursts_max()), which is enough to tell a widened window,
  * and *@exact is false; with arm always, hold_time / bursts.
  */

@@ -125,7 +125,7 @@ bool dsq_random_offsets(const struct dsq *d);
 /*
  * arm always: every burst start draws an offset and is held.  A kernel
  * without TCA_DESYNC_ARM leaves it 0, always, which is what it does.
- * With arm loss or timeout only the groups a loss armed hold.
+ * With any arm but always only the groups a loss armed hold.
  */
 bool dsq_holds_every_burst(const struct dsq *d);
 /*

@@ -267,7 +267,7 @@ static void prom_info(FILE *f, const struct dsq_list *l)
 					     d->opt[TCA_DESYNC_SLOT], buf, sizeof(buf)),
 			   false);
 		/*
-		 * What opens a group's window: with arm loss or timeout,
+		 * What opens a group's window: with any arm but always,
 		 * hold_time over bursts is no longer the hold of a burst.
 		 */
 		prom_label(f, "arm",

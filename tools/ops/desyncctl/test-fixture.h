@@ -7,7 +7,7 @@
  * "--" starts the second sample, one interval later, of which the desync
  * lines count.  KEY is a desync option in netlink units (limit,
  * offset_max, ce_threshold, ce_backlog, hold_limit, slots, slot, widen;
- * arm in its words: always, loss or timeout), a counter of its xstats
+ * arm in its words: always, loss, timeout or collision), a counter of its xstats
  * (bursts, held, hold_time, early_release, ce_mark, drop_overlimit;
  * held_bursts, without which the qdisc reads as from a module older
  * than that counter) or drops.  Options not given take desync's

@@ -867,7 +867,7 @@ advise_arming()
 		'     fix: tc qdisc change dev eth0 parent :N desync offset_max 8000us  # for each TX queue N or slots by rank (tc-desync(8))'
 }
 
-# With arm loss or timeout widen counts the armed window as its first
+# With any arm but always widen counts the armed window as its first
 # step: widen 1 widens nothing, and the fix is widen 7 as for widen 0.
 advise_arm_widen()
 {

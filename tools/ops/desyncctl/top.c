@@ -32,7 +32,7 @@ static double rate(uint64_t now, uint64_t then, double secs)
 
 /*
  * The mean hold of a held burst in the interval, as doctor and advise
- * take it: hold_time over held_bursts; with arm loss or timeout over
+ * take it: hold_time over held_bursts; with any arm but always over
  * every burst start the many not held would dilute it.  A module older
  * than held_bursts counts held packets, not held bursts: there
  * dsq_held_bursts_max() bounds those from above and the mean from

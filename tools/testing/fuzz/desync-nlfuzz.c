@@ -89,7 +89,7 @@
 #define DEF_CE			1000
 #define DEF_CE_BACKLOG		44
 #define DEF_WIDEN		7
-#define DEF_ARM			1	/* loss */
+#define DEF_ARM			3	/* collision */
 #define ARM_MAX			3	/* collision */
 #define LIMIT_MAX		1000000U
 #define GROUPS_MAX		262144U
