@@ -40,9 +40,10 @@ PROFILE_DIR = os.path.join(os.path.dirname(SIM), "profiles")
 # to 5 ms, fq marking at the same 1 ms of host queueing as desync's
 # ce_threshold, workers started at their rank's slot, and desync itself
 # with the lowered rto_min; and desync holding every burst start (arm
-# always), its default until holds waited for a loss.
+# always), its default until holds waited for a loss, and armed by any
+# loss (arm loss), its default until they waited for a collision's.
 QDISCS = ["pfifo", "fq_codel", "fq_codel:rto_min 5ms", "fq:ce_threshold 1ms", "jitter",
-          "ranks", "desync", "desync:rto_min 5ms", "desync:arm always"]
+          "ranks", "desync", "desync:rto_min 5ms", "desync:arm always", "desync:arm loss"]
 
 # Datacenter defaults shared by rows 1, 3, 4 and 5: 100 Gbit/s hosts,
 # a shallow 256 kB per-port buffer, DCTCP with K = 65 packets.
@@ -240,10 +241,11 @@ WIDEN_LONG = (over_20_iterations("WL", ("F-incast-200x128k-25g",), ["fq_codel", 
 # Row 5 with a faulty uplink on every host, over 1000 iterations: its
 # timeouts come from random loss, not from collisions, so a window that
 # widens on them only adds holds, and host marking (ce_backlog) turns
-# more of the losses into timeouts; arm collision arms on a loss only
-# with ECN echoes in its burst, a run of segments lost or a timeout's
-# second resend ("L", not part of "make bench-sim").
-LOSSY_QDISCS = ["fq_codel", "desync", "desync:arm always", "desync:arm collision"]
+# more of the losses into timeouts; arm collision, the default, arms on
+# a loss only with ECN echoes in its burst, a run of segments lost or a
+# timeout's second resend, and arm loss on any ("L", not part of "make
+# bench-sim").
+LOSSY_QDISCS = ["fq_codel", "desync", "desync:arm always", "desync:arm loss"]
 LOSSY = [(f"{n}-loss{rate}", *rest)
          for rate in ("1e-4", "1e-3")
          for n, *rest in over_20_iterations("L", ("nocong-ring-8",), LOSSY_QDISCS,
@@ -289,7 +291,7 @@ BASELINE = [(f"B-ring-{n}x4m-2to1{tag}", "B",
 # model staggers by rank the messages of --scenario only, so under a
 # profile it runs as fq_codel.
 PROFILE_QDISCS = ["fq_codel", "fq_codel:rto_min 5ms", "jitter", "desync", "desync:rto_min 5ms",
-                  "desync:arm always"]
+                  "desync:arm always", "desync:arm loss"]
 PROFILES = [
     # name, K, workers a job, workers a ToR, spines, steps
     ("resnet50", 16, 8, 4, 2, 3),       # 6.25 Gbit/s, 6.4 MB of gradients, 200 kB chunks
@@ -307,8 +309,8 @@ PROFILE = [(f"P-{n}", "P",
             PROFILE_QDISCS) for n, k, hosts, per_tor, spines, iters in PROFILES]
 
 # What opens a group's window: every burst start held (arm always, the
-# default), or none until the group's bursts carried a loss (arm loss)
-# or a timeout after another sign (arm timeout).  Rows where nothing
+# default when these rows ran), or none until the group's bursts carried
+# a loss (arm loss) or a timeout after another sign (arm timeout).  Rows where nothing
 # collides, which pay the holds for nothing, and incasts where fq_codel
 # times out, with the matrix's arguments ("M", not part of "make
 # bench-sim").
@@ -326,12 +328,13 @@ ARM_PROFILE = [("MP-" + n[len("P-"):], "MP", a,
                               "desync:arm loss ce_backlog 0 ce_threshold 0"])
                for n, _, a, _ in PROFILE]
 
-# Where fq_codel times out, a group under arm loss holds only after its
-# own bursts collided: the collapsing rows over 20 iterations, the
-# learning paid once and the steps after it, under the operator's
-# cheaper fixes and both arms ("D", not part of "make bench-sim").
+# Where fq_codel times out, a group under the defaults (arm collision)
+# holds only after its own bursts collided: the collapsing rows over 20
+# iterations, the learning paid once and the steps after it, under the
+# operator's cheaper fixes, the defaults and the two defaults before
+# them, arm always and arm loss ("D", not part of "make bench-sim").
 DEFAULTS_QDISCS = ["fq_codel", "fq_codel:rto_min 5ms", "jitter", "ranks", "desync",
-                   "desync:arm always", "desync:arm collision"]
+                   "desync:arm always", "desync:arm loss"]
 DEFAULTS_LONG = over_20_iterations("D", ("incast-256x64k", "incast-256x64k-permsg"),
                                    DEFAULTS_QDISCS)
 

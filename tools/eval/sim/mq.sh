@@ -21,7 +21,8 @@
 #   f  b under fq_codel: what d owes to the connections, not to mq
 #   g  c with independent queues (--mqShare=0): mq before the table
 #   h, i, j  b, c and g with "arm always": every group holds from its
-#      first burst, where under the default arm loss a group holds
+#      first burst, where under arm loss (the default when
+#      results/sim-mq ran) a group holds
 #      nothing until one of its senders lost a packet
 #   k  i with "ce_backlog 11": a quarter of the default 44 segments per
 #      queue, as ce_backlog counts the segments of one queue's group
