@@ -14,6 +14,8 @@
 # The seed is random unless given (or FUZZ_SEED is set) and is printed: a
 # mismatch is reproduced with `desync-nlfuzz --replay S:I` (see
 # Documentation/testing.md).  Console logs: tools/testing/fuzz/results/<kernel>.log.
+# PHASE_WATCHDOG (seconds, default 300) is passed to torture.sh: a phase
+# that outlasts it dumps its tasks to the console.
 
 set -uo pipefail
 
@@ -72,7 +74,8 @@ for k in "${kernels[@]}"; do
 	# One boot per kernel: the fuzzer, then the torture phases.
 	# shellcheck disable=SC2016 # expanded by the guest's bash
 	"$REPO/tools/testing/vm/run.sh" --kernel "$k" --timeout "$timeout" -- \
-		env DESYNC_KO="$ko" TC_LIB_DIR="$REPO/tc-plugin" bash -c '
+		env DESYNC_KO="$ko" TC_LIB_DIR="$REPO/tc-plugin" \
+		PHASE_WATCHDOG="${PHASE_WATCHDOG:-300}" bash -c '
 			rc=0
 			if [ "$1" != 0 ]; then
 				"$0" "$1" "$2" || rc=1

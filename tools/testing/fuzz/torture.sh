@@ -22,6 +22,13 @@
 # (SUnreclaim, after dropping caches) within SLAB_TOL_KB of the baseline
 # taken after a warm-up.  Prints one KTAP line per phase and
 # "N passed, N failed".
+#
+# A phase that runs longer than PHASE_WATCHDOG seconds (default 300, some
+# thirty times a phase on Debian's kernels) dumps its processes and the
+# kernel's tasks (sysrq w and t) to the console once: a phase that hangs
+# in a state the hung-task detector does not report then leaves its
+# blocked tasks in the log before the VM's timeout, and one that ends
+# after the dump fails on the dump's call traces as on a splat.
 
 set -uo pipefail
 # shellcheck source=tools/testing/fuzz/guest-lib.sh
@@ -36,6 +43,7 @@ esac
 # several MiB if anything leaks per cycle.  Slab noise between two idle
 # reads of the same topology stays well below this here.
 SLAB_TOL_KB=${SLAB_TOL_KB:-2048}
+PHASE_WATCHDOG=${PHASE_WATCHDOG:-300}
 HELD=(arm always idle 0 offset_max 200ms)
 LINK_OPTS=(numtxqueues 8 numrxqueues 8)
 TCA=(ip netns exec "$NS_A" tc)
@@ -70,6 +78,23 @@ slab_kb()
 		[ -w "$f" ] && echo 1 > "$f" 2> /dev/null
 	done
 	awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo
+}
+
+# Dumps what phase NAME is stuck in if it is still running after
+# PHASE_WATCHDOG seconds; the caller kills it when the phase ends.
+phase_watchdog()	# NAME
+{
+	local t
+
+	sleep "$PHASE_WATCHDOG" &
+	t=$!
+	# shellcheck disable=SC2064 # t is set now, and must be then
+	trap "kill $t 2>/dev/null; exit 0" TERM
+	wait "$t"
+	echo "# torture: phase $1 still running after $PHASE_WATCHDOG s"
+	ps -eo pid,ppid,stat,wchan:32,etime,args | sed 's/^/# /'
+	echo w > /proc/sysrq-trigger
+	echo t > /proc/sysrq-trigger
 }
 
 phase_traffic()	# SECS
@@ -253,7 +278,7 @@ phase_netns()
 
 main()
 {
-	local mark p phases="lifecycle mq module link mtu netns"
+	local mark p wd phases="lifecycle mq module link mtu netns"
 
 	module_load || { result 1 "torture load_module"; summary; exit 1; }
 	setup_pair || { result 1 "torture setup"; summary; exit 1; }
@@ -273,8 +298,12 @@ main()
 	for p in $phases; do
 		mark="desync-torture-$p-$$"
 		kmsg_mark "$mark"
+		phase_watchdog "$p" > /dev/console 2>&1 &
+		wd=$!
 		"phase_$p"
 		check_phase "$p" "$mark"
+		kill "$wd" 2>/dev/null
+		wait "$wd" 2>/dev/null
 	done
 	summary
 }
