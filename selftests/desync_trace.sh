@@ -420,8 +420,6 @@ trace_timeout_one_resend()
 # starts traced with an offset, one release each.
 trace_arm_collision_default()
 {
-	local i
-
 	tcok qdisc add dev "$DEV" root handle 7: desync idle 5ms offset_max 4ms spread 0 \
 		slots 4 slot 3 || return
 	snap
@@ -450,15 +448,37 @@ trace_arm_collision_default()
 	assert_eq "tc's held_bursts against desync_release events" \
 		"${SNAP[desync:held_bursts]}" "$(trace_fields desync_release held_ns | wc -l)"
 	assert_eq "retransmitted segments" "$RETRANS" 1
-	for i in 0 1 2 3; do
-		assert_eq "offset of TCP burst $((i + 1)), before the loss (ns)" "${OFFS[i]}" 0
-	done
-	assert_range "offset of TCP burst 5, after the loss (ns)" "${OFFS[4]}" 3000000 3999999
-	assert_range "offset of TCP burst 6 (ns)" "${OFFS[5]}" 0 3999999
-	assert_eq "steps of TCP bursts 1-5" "${STEPS[*]:0:5}" "0 0 0 0 1"
-	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none loss"
+	assert_armed_at_fifth
 	assert_cmp "releases traced" "$(trace_fields desync_release held_ns | wc -l)" -ge 1
 	assert_cmp "held packets" "${SNAP[desync:held]}" -ge 1
+}
+
+# A desync of arm ARM (idle 5ms, a window of 4ms, slot 3 of 4) and six
+# bursts of a TCP sender on PORT whose fourth ends in a timeout that
+# resends one segment (tcp_timeout_bursts ... one BYTES).
+arm_timeout_bursts()	# ARM PORT [BYTES]
+{
+	tcok qdisc add dev "$DEV" root handle 7: desync arm "$1" idle 5ms offset_max 4ms \
+		spread 0 slots 4 slot 3 || return 1
+	tcp_timeout_bursts "$2" one ${3:+"$3"} || return 1
+	assert_eq "retransmitted segments" "$RETRANS" 1
+}
+
+# The loss armed the group: the four bursts before it started at once,
+# the fifth reports the loss, takes one step and is held in the last
+# slot of the window, [3ms, 4ms); the sixth keeps that offset or, one
+# time in 1024, narrows back to no hold.
+assert_armed_at_fifth()
+{
+	local i
+
+	for i in 0 1 2 3; do
+		assert_eq "offset of burst $((i + 1)), before the loss (ns)" "${OFFS[i]}" 0
+	done
+	assert_range "offset of burst 5, after the loss (ns)" "${OFFS[4]}" 3000000 3999999
+	assert_range "offset of burst 6 (ns)" "${OFFS[5]}" 0 3999999
+	assert_eq "steps of bursts 1-5" "${STEPS[*]:0:5}" "0 0 0 0 1"
+	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none loss"
 }
 
 # arm collision: a timeout that resends the one segment its sender had
@@ -471,10 +491,7 @@ trace_arm_collision_lone_resend()
 {
 	local i
 
-	tcok qdisc add dev "$DEV" root handle 7: desync arm collision idle 5ms offset_max 4ms \
-		spread 0 slots 4 slot 3 || return
-	tcp_timeout_bursts 9020 one 1448 || return
-	assert_eq "retransmitted segments" "$RETRANS" 1
+	arm_timeout_bursts collision 9020 1448 || return
 	for i in 0 1 2 3 4 5; do
 		assert_eq "offset of burst $((i + 1)) (ns)" "${OFFS[i]}" 0
 	done
@@ -483,47 +500,22 @@ trace_arm_collision_lone_resend()
 }
 
 # arm loss: the same lone resend as in trace_arm_collision_lone_resend
-# arms the group, as any loss its sender recovered from does: the fifth
-# start reports the loss, takes one step and is held in the last slot of
-# the window, [3ms, 4ms).  The pair shows what arm collision keeps a
-# faulty link's loss from costing.
+# arms the group, as any loss its sender recovered from does.  The pair
+# shows what arm collision keeps a faulty link's loss from costing.
 trace_arm_loss_lone_resend()
 {
-	local i
-
-	tcok qdisc add dev "$DEV" root handle 7: desync arm loss idle 5ms offset_max 4ms \
-		spread 0 slots 4 slot 3 || return
-	tcp_timeout_bursts 9022 one 1448 || return
-	assert_eq "retransmitted segments" "$RETRANS" 1
-	for i in 0 1 2 3; do
-		assert_eq "offset of burst $((i + 1)), before the loss (ns)" "${OFFS[i]}" 0
-	done
-	assert_range "offset of burst 5, after the loss (ns)" "${OFFS[4]}" 3000000 3999999
-	assert_range "offset of burst 6 (ns)" "${OFFS[5]}" 0 3999999
-	assert_eq "steps of bursts 1-5" "${STEPS[*]:0:5}" "0 0 0 0 1"
-	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none loss"
+	arm_timeout_bursts loss 9022 1448 || return
+	assert_armed_at_fifth
 }
 
 # arm collision: a timeout that finds a whole window of ten segments
 # unacknowledged marks them all lost (tcp_timeout_mark_lost()), a run
 # (DSCHED_LOST_RUN) that the module reads in lost_out with its one
-# resend, as a collision's: the fifth start reports the loss, takes one
-# step and is held in the last slot of the window, [3ms, 4ms).
+# resend, as a collision's, and arms the group.
 trace_arm_collision_window_lost()
 {
-	local i
-
-	tcok qdisc add dev "$DEV" root handle 7: desync arm collision idle 5ms offset_max 4ms \
-		spread 0 slots 4 slot 3 || return
-	tcp_timeout_bursts 9021 one || return
-	assert_eq "retransmitted segments" "$RETRANS" 1
-	for i in 0 1 2 3; do
-		assert_eq "offset of burst $((i + 1)), before the loss (ns)" "${OFFS[i]}" 0
-	done
-	assert_range "offset of burst 5, after the loss (ns)" "${OFFS[4]}" 3000000 3999999
-	assert_range "offset of burst 6 (ns)" "${OFFS[5]}" 0 3999999
-	assert_eq "steps of bursts 1-5" "${STEPS[*]:0:5}" "0 0 0 0 1"
-	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none loss"
+	arm_timeout_bursts collision 9021 || return
+	assert_armed_at_fifth
 }
 
 MQDEV=dsmq0
