@@ -153,6 +153,12 @@ void LinuxHostQueue::QdiscDrop(Ptr<const QueueDiscItem> item)
 	Left(item->GetPacket());
 }
 
+/* The segments of @mss that @bytes take, 0 for none or fewer. */
+static uint32_t SegsOf(int64_t bytes, uint32_t mss)
+{
+	return bytes > 0 ? static_cast<uint32_t>((bytes + mss - 1) / mss) : 0;
+}
+
 /*
  * The socket's own "Tx" trace, which sees the packet it hands down:
  * a fork copies the connection, and the socket is the trace's own
@@ -443,8 +449,7 @@ void LinuxTcpSocket::ReTxTimeout()
 		int64_t out = static_cast<int64_t>(m_tcb->m_highTxMark.Get() -
 						   m_txBuffer->HeadSequence()) -
 			      m_txBuffer->GetSacked();
-		uint32_t mss = m_tcb->m_segmentSize;
-		uint32_t segs = out > 0 ? static_cast<uint32_t>((out + mss - 1) / mss) : 0;
+		uint32_t segs = SegsOf(out, m_tcb->m_segmentSize);
 
 		if (segs > m_lostOut)
 			m_lostOut = segs;
@@ -646,13 +651,12 @@ void LinuxTcpSocket::CountDeliveredCe(const TcpHeader &th, SequenceNumber32 una,
 {
 	int64_t bytes = static_cast<int64_t>(m_txBuffer->HeadSequence() - una) +
 			static_cast<int64_t>(m_txBuffer->GetSacked()) - sacked;
-	uint32_t mss = m_tcb->m_segmentSize;
 	uint32_t segs;
 
 	if (!(th.GetFlags() & TcpHeader::ECE) || (th.GetFlags() & TcpHeader::SYN) ||
 	    m_tcb->m_ecnState == TcpSocketState::ECN_DISABLED)
 		return;
-	segs = bytes > 0 ? static_cast<uint32_t>((bytes + mss - 1) / mss) : 0;
+	segs = SegsOf(bytes, m_tcb->m_segmentSize);
 	if (!segs && dupack)
 		segs = 1;
 	if (segs)
