@@ -8,7 +8,9 @@
 # lintian, pedantic and informational tags shown: an error or a warning
 # fails, unless debian/*.lintian-overrides keeps it with its reason.
 # The build runs in a copy under OUT_DIR/src, so
-# the tree gets no build products; the packages land in OUT_DIR.  The
+# the tree gets no build products; the packages land in OUT_DIR, and the
+# source package they are built from (3.0 native, unsigned) in OUT_DIR/src,
+# as the archive would have it, for autopkgtest.  The
 # version is sch_desync/version.sh's, the one modinfo and the plugin show:
 # at a release tag, that of debian/changelog's top entry; between two, the
 # copy's changelog gets a snapshot entry of that version above it.
@@ -57,6 +59,12 @@ if [ "$top" != "$version" ]; then
 	mv "$src/debian/changelog.new" "$src/debian/changelog"
 fi
 
+# The source package, from the copy before anything is built in it: what
+# Debian's CI gives autopkgtest to run debian/control's Testsuite.
+(cd "$out/src" && dpkg-source -b "sch-desync-$version") > "$out/source.log" 2>&1 || {
+	tail -n 20 "$out/source.log"
+	die "dpkg-source -b failed; log in $out/source.log"
+}
 echo "building sch-desync $version in $src"
 (cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=2" nice -n 10 \
 	dpkg-buildpackage -b -us -uc) > "$out/build.log" 2>&1 || {

@@ -111,6 +111,27 @@ build_exclusive()
 check "dkms.conf builds for 6.1 and later only (BUILD_EXCLUSIVE_KERNEL)" build_exclusive
 check "debian/control names Testsuite: autopkgtest-pkg-dkms" \
 	grep -qx 'Testsuite: autopkgtest-pkg-dkms' "$REPO_ROOT/debian/control"
+# That Testsuite is autodep8's: from the source package make deb builds
+# beside the packages, autodep8 must generate the DKMS test, which make
+# check-walk runs with autopkgtest in a VM on both kernels.
+autodep8_dkms()
+{
+	local dsc tmp rc
+
+	dsc=$out/src/sch-desync_$version.dsc
+	[ -e "$dsc" ] || { echo "no $dsc"; return 1; }
+	tmp=$(mktemp -d)
+	dpkg-source -x "$dsc" "$tmp/src" > /dev/null &&
+		(cd "$tmp/src" && autodep8) > "$tmp/control"
+	rc=$?
+	cat "$tmp/control"
+	[ $rc -eq 0 ] && grep -qx 'Test-Command: /usr/lib/dkms/dkms-autopkgtest' "$tmp/control"
+	rc=$?
+	rm -rf "$tmp"
+	return $rc
+}
+need_pkgs autodep8
+check "make deb's source package: autodep8 generates the DKMS test" autodep8_dkms
 # Warnings fail make check, not a distribution's build: every compiler
 # line of the package build has -Wall, none -Werror (dpkg-buildflags'
 # -Werror=format-security is Debian's own and stays).
