@@ -13,7 +13,8 @@
 #                        build/deb/ (debhelper, dh-dkms, lintian)
 #   make check-deb       install both packages in a VM on 6.1 and 6.12
 #   make check-walk      README as written with both packages, top to bottom,
-#                        in a VM booted with systemd (mmdebstrap), on 6.1
+#                        then their autopkgtest (autopkgtest-pkg-dkms), in
+#                        a VM booted with systemd (mmdebstrap), on 6.1
 #                        and on 6.12, one after the other
 #   make release VERSION=X.Y  changelog entry, commit and tag vX.Y
 #                        (Documentation/process.md)

@@ -9,7 +9,8 @@
 # guest's disk, so the walk goes on after the reboot it asks for.
 #   boot 1: install, apply, then reboot
 #   boot 2: back after the reboot, channel change, doctor, metrics,
-#           the way back, purge; then power off
+#           the way back, purge, then debian/control's Testsuite
+#           (autopkgtest-pkg-dkms); then power off
 # README's blocks run as written with bash -e, found by their "this block
 # as written: NAME" comments (tools/lib/readme.sh).  Results go to
 # RUN_DIR/tap as TAP lines, the commands' output to RUN_DIR/NAME.log, and
@@ -335,6 +336,54 @@ walk_purge()
 	[ $ok -eq 1 ]
 }
 
+# 9. debian/control's Testsuite, autopkgtest-pkg-dkms, as Debian's CI
+# runs it: autopkgtest on the source package, with make deb's DKMS
+# package in place of the archive's, and autodep8's test, which installs
+# the package and builds and installs the module with DKMS for every
+# kernel whose headers are installed, here the booted one.  The test
+# reinstalls the package and leaves the module built (breaks-testbed):
+# it comes last, on a host thrown away after it, so the "null" testbed,
+# this host, may run it.  dkms-autopkgtest passes a kernel that
+# dkms.conf's BUILD_EXCLUSIVE_KERNEL leaves out (a SKIP); both kernels of
+# the walk are supported, so the booted one must PASS.  A superficial
+# test's pass alone makes autopkgtest exit 8.
+walk_autopkgtest()
+{
+	local out=/var/tmp/walk-autopkgtest rc ok=1
+
+	rm -rf $out $out.log
+	# Its output first, whole, then the verdict: TAP keeps the last lines.
+	autopkgtest --no-built-binaries --ignore-restrictions=breaks-testbed \
+		--output-dir $out "$RUN"/build/deb/sch-desync-dkms_*_all.deb \
+		"$RUN"/build/src/sch-desync_*.dsc -- null < /dev/null > $out.log 2>&1
+	rc=$?
+	cat $out.log
+	echo "autopkgtest exit $rc; summary:"
+	cat $out/summary
+	[ $rc -eq 0 ] || [ $rc -eq 8 ] || ok=0
+	grep -qE '^dkms-autopkgtest +PASS' $out/summary || ok=0
+	grep -x "I: PASS $(uname -r)" $out/dkms-autopkgtest-stdout || {
+		echo "dkms-autopkgtest did not build for $(uname -r):"
+		grep -E '^I: (PASS|FAIL|SKIP) ' $out/dkms-autopkgtest-stdout
+		ok=0
+	}
+	[ $ok -eq 1 ]
+}
+
+# The plan, the TAP lines counted, the end marked; then power off.
+finish()
+{
+	local n f
+
+	n=$(grep -cE '^(not )?ok ' "$TAP")
+	f=$(grep -cE '^not ok ' "$TAP")
+	say "1..$n"
+	say "# walk-$(uname -r): $((n - f)) passed, $f failed"
+	touch "$RUN/done"
+	sync
+	systemctl poweroff
+}
+
 mkdir -p $STATE
 stage=$(cat $STATE/stage 2> /dev/null || echo 1)
 case $stage in
@@ -342,6 +391,13 @@ case $stage in
 	echo "TAP version 13" > "$TAP"
 	say "# boot 1: $(uname -r), systemd $(systemctl --version | head -n 1)"
 	timeout 300 systemctl is-system-running --wait > /dev/null
+	# test-walk-vm.sh's DESYNC_WALK_ONLY=autopkgtest: that step alone,
+	# on the fresh host.
+	if [ "$(cat "$RUN/only" 2> /dev/null)" = autopkgtest ]; then
+		step "debian/control's Testsuite: autopkgtest-pkg-dkms passes" walk_autopkgtest
+		finish
+		exit 0
+	fi
 	step "install the packages as README says" walk_install
 	step "desync@$DEV.service puts desync on every TX queue" walk_apply
 	cat /proc/sys/kernel/random/boot_id > $STATE/boot_id
@@ -359,13 +415,8 @@ case $stage in
 	step "exporter, node_exporter and the shipped rules" walk_metrics
 	step "README's way back" walk_back
 	step "apt-get purge leaves nothing" walk_purge
-	n=$(grep -cE '^(not )?ok ' "$TAP")
-	f=$(grep -cE '^not ok ' "$TAP")
-	say "1..$n"
-	say "# walk-$(uname -r): $((n - f)) passed, $f failed"
-	touch "$RUN/done"
-	sync
-	systemctl poweroff
+	step "debian/control's Testsuite: autopkgtest-pkg-dkms passes" walk_autopkgtest
+	finish
 	;;
 *)
 	# A boot after the end: the host stops the VM at the power-off.

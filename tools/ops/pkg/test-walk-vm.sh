@@ -7,7 +7,9 @@
 # written, top to bottom, with the two packages of make deb: install,
 # desync@eth0 on a multiqueue virtio NIC, a reboot, a channel change,
 # desyncctl doctor, the exporter scraped by node_exporter and joined by
-# the shipped rules in Prometheus, README's way back and a purge
+# the shipped rules in Prometheus, README's way back and a purge; then
+# debian/control's Testsuite, autopkgtest-pkg-dkms, as Debian's CI runs
+# it, on the source package and the DKMS package of make deb
 # (tools/ops/pkg/guest-walk.sh has the steps).  Ends with
 # "total: N passed, N failed" over every kernel named (default: 6.1 and
 # 6.12, one walk each, one after the other); each test's name starts
@@ -24,7 +26,9 @@
 # activates as many as there are vCPUs, 2, so ethtool -L has queues to
 # add.  Its backend is a multiqueue tap in a network namespace of its
 # own: the guest reaches no network, and the host gets no interface.
-# DESYNC_DEB_DIR names a folder with the packages to skip make deb.
+# DESYNC_DEB_DIR names a folder with the packages (and src/ with their
+# source package) to skip make deb.  DESYNC_WALK_ONLY=autopkgtest runs
+# only the last step, the autopkgtest, on the fresh host: one boot.
 
 set -uo pipefail
 # shellcheck source=tools/testing/vm/kernels.sh
@@ -39,6 +43,10 @@ for k in "$@"; do
 	[ -e "$(kroot "$k")/.stamp" ] ||
 		die "unknown kernel $k: 6.1 or 6.12"
 done
+case ${DESYNC_WALK_ONLY:-} in
+''|autopkgtest) ;;
+*) die "DESYNC_WALK_ONLY=$DESYNC_WALK_ONLY: only autopkgtest" ;;
+esac
 need_pkgs qemu-system-x86 qemu-utils mmdebstrap e2fsprogs util-linux iproute2
 start=$SECONDS
 
@@ -60,9 +68,13 @@ walk()	# 6.1|6.12
 
 	mkdir -p "$CACHE/walk-runs"
 	run=$(mktemp -d "$CACHE/walk-runs/run.XXXXXX")
-	mkdir -p "$run/share/build/deb"
+	mkdir -p "$run/share/build/deb" "$run/share/build/src"
 	cp "$debdir"/sch-desync-dkms_*_all.deb "$debdir"/tc-desync_*_amd64.deb \
 		"$run/share/build/deb/" || die "no packages in $debdir"
+	# The source package the packages were built from, for autopkgtest.
+	cp "$debdir"/src/sch-desync_*.dsc "$debdir"/src/sch-desync_*.tar.* \
+		"$run/share/build/src/" || die "no source package in $debdir/src"
+	[ -z "${DESYNC_WALK_ONLY:-}" ] || echo "$DESYNC_WALK_ONLY" > "$run/share/only"
 	qemu-img create -q -f qcow2 -F raw -b "$img" "$run/root.qcow2" || die "qemu-img failed"
 
 	kimage=$(kroot "$kver")/boot/vmlinux-$kver

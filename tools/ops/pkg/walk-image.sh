@@ -14,8 +14,12 @@
 # the host boots is the one whose modules and headers the image has; a
 # 6.12 image gets them from bookworm-backports, which its apt sources
 # then list as a host running that kernel has them, and pahole, which
-# 6.12's module link needs.  Cached under $DESYNC_CACHE/walk/, keyed by
-# the package list, this script and the kernel's package set.
+# 6.12's module link needs.  It also has what Debian's CI needs to run
+# debian/control's Testsuite, autopkgtest-pkg-dkms, since the guest
+# reaches no archive: autopkgtest, autodep8 and the test's dependencies,
+# linux-doc of the kernel's own source version among them.  Cached under
+# $DESYNC_CACHE/walk/, keyed by the package list, this script and the
+# kernel's package set.
 #
 # Two 9p shares are mounted in the guest: "repo" (this tree, read-only) on
 # /srv/walk/repo and "run" (the run's folder) on /srv/walk/run; the
@@ -26,7 +30,7 @@ set -euo pipefail
 # shellcheck source=tools/testing/vm/kernels.sh
 source "$(dirname "$(readlink -f "$0")")/../../testing/vm/kernels.sh"
 
-[ $# -eq 1 ] || { sed -n '3,22s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '3,27s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 kver=$(kver_or_fetch "$1")
 need_pkgs mmdebstrap e2fsprogs
 
@@ -40,10 +44,21 @@ kpkgs=$(tr ' ' '\n' < "$(kroot "$kver")/.stamp" |
 	grep -E "^linux-(image|headers)-$(sed 's/[.+]/\\&/g' <<< "$kver")(-unsigned)?=" |
 	tr '\n' ' ')
 [ "$(wc -w <<< "$kpkgs")" -eq 2 ] || die "no image and headers of $kver in the kernel cache's stamp"
+# autodep8's DKMS test depends on dkms and linux-doc; its script
+# (/usr/lib/dkms/dkms-autopkgtest) needs openssl, and grep-dctrl
+# (dctrl-tools) to find the DKMS package in debian/control, and would
+# install them from the archive; autopkgtest publishes the package under
+# test with apt-ftparchive (apt-utils).  linux-doc as Debian's CI for this
+# kernel has it: of the headers' source version, and so the linux-doc-X.Y
+# it depends on (bookworm-security has a newer linux-doc-6.12 than
+# bookworm-backports' 6.12.95).
+kver_src=$(tr ' ' '\n' <<< "$kpkgs" | sed -n 's/^linux-headers-[^=]*=//p')
+kdoc="linux-doc=$kver_src linux-doc-$(grep -oE '^[0-9]+\.[0-9]+' <<< "$kver")=$kver_src"
 PKGS="systemd-sysv udev dbus kmod procps iproute2 ethtool iputils-ping
 	curl ca-certificates dkms gcc make $kpkgs
 	initramfs-tools libnl-3-200 libnl-route-3-200 prometheus
-	prometheus-node-exporter"
+	prometheus-node-exporter
+	autopkgtest autodep8 apt-utils dctrl-tools openssl $kdoc"
 SOURCES=("deb $MIRROR bookworm main"
 	"deb $MIRROR bookworm-updates main"
 	"deb $SECURITY bookworm-security main")
