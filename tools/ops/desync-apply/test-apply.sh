@@ -90,14 +90,16 @@ unit_verifies()
 	[ ! -s "$TMPD/verify" ] || { cat "$TMPD/verify"; return 1; }
 }
 
-# As network management software orders itself (systemd.special(7)),
-# and no condition that would skip a unit without its configuration.
+# Ordered as a firewall is (systemd.special(7)), before the network
+# management software, and no condition that would skip a unit without
+# its configuration.
 unit_network_order()
 {
 	local u=$HERE/desync@.service
 
-	grep -qx 'After=network-pre.target' "$u" || { echo "not After=network-pre.target"; return 1; }
-	grep -qx 'Before=network.target' "$u" || { echo "not Before=network.target"; return 1; }
+	grep -qx 'Before=network-pre.target' "$u" || { echo "not Before=network-pre.target"; return 1; }
+	grep -qx 'Wants=network-pre.target' "$u" || { echo "no Wants=network-pre.target"; return 1; }
+	! grep -E '^After=.*network' "$u" || { echo "ordered after a network target"; return 1; }
 	! grep -E '^(Condition|Assert)' "$u"
 }
 

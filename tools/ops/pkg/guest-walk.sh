@@ -8,7 +8,8 @@
 # NIC named eth0.  Runs at every boot; the step reached is kept on the
 # guest's disk, so the walk goes on after the reboot it asks for.
 #   boot 1: install, apply, then reboot
-#   boot 2: back after the reboot, channel change, doctor, metrics,
+#   boot 2: back after the reboot (the network configured after desync),
+#           channel change, doctor, metrics,
 #           the way back, purge, then debian/control's Testsuite
 #           (autopkgtest-pkg-dkms); then power off
 # README's blocks run as written with bash -e, found by their "this block
@@ -139,6 +140,30 @@ walk_apply()
 	every_queue_desync
 }
 
+# The host's network configuration, in an image that has none: a unit
+# ordered as networkd, NetworkManager and ifupdown's networking.service
+# are (after network-pre.target, before network.target), that records
+# eth0's qdiscs when it runs at the next boot.
+netcfg_standin()
+{
+	cat > /etc/systemd/system/walk-netcfg.service <<-EOF
+	[Unit]
+	Description=stand-in for the network configuration of $DEV
+	Requires=sys-subsystem-net-devices-$DEV.device
+	After=sys-subsystem-net-devices-$DEV.device network-pre.target
+	Before=network.target
+	Wants=network.target
+	[Service]
+	Type=oneshot
+	RemainAfterExit=yes
+	ExecStart=/bin/sh -c 'tc qdisc show dev $DEV > $STATE/netcfg-qdisc'
+	[Install]
+	WantedBy=multi-user.target
+	EOF
+	rm -f $STATE/netcfg-qdisc
+	systemctl enable walk-netcfg.service
+}
+
 # 3. A real reboot: the unit brings desync back when eth0 appears.
 walk_reboot()
 {
@@ -163,6 +188,19 @@ walk_reboot()
 	systemctl --no-pager status desync@$DEV.service
 	systemctl -q is-active desync@$DEV.service || return 1
 	every_queue_desync
+}
+
+# desync@.service's ordering: the network's configuration found every
+# desync the unit installs (one per TX queue the NIC can have) in place.
+walk_netcfg_order()
+{
+	local n want
+
+	cat $STATE/netcfg-qdisc || return 1
+	n=$(grep -c '^qdisc desync ' $STATE/netcfg-qdisc)
+	want=$(tc qdisc show dev $DEV | grep -c '^qdisc desync ')
+	echo "the network's configuration saw $n desync qdiscs of $want"
+	[ "$n" -eq "$want" ] && [ "$n" -ge "$(txqueues)" ]
 }
 
 # 4. A channel change activating every queue the NIC has.
@@ -400,6 +438,7 @@ case $stage in
 	fi
 	step "install the packages as README says" walk_install
 	step "desync@$DEV.service puts desync on every TX queue" walk_apply
+	netcfg_standin > "$RUN/netcfg_standin.log" 2>&1
 	cat /proc/sys/kernel/random/boot_id > $STATE/boot_id
 	echo 2 > $STATE/stage
 	sync
@@ -410,6 +449,7 @@ case $stage in
 	echo 3 > $STATE/stage
 	say "# boot 2"
 	step "after a reboot, desync is back on every TX queue" walk_reboot
+	step "at boot, the network's configuration runs after desync" walk_netcfg_order
 	step "ethtool -L: the queues activated have desync" walk_channels
 	step "desyncctl doctor $DEV is clean" walk_doctor
 	step "exporter, node_exporter and the shipped rules" walk_metrics
