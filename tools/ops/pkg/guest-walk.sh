@@ -27,16 +27,22 @@ STATE=/var/lib/readme-walk
 DEV=eth0
 PROM_DIR=/var/lib/prometheus/node-exporter
 RULES=/usr/share/doc/tc-desync/examples/desync.rules.yml
-# Every frame of the walk's steady ping passes a desync, so the share of
-# eth0's bytes through desync is 1.  The rule takes desync's counters
-# and node_exporter's over spans up to 15 s apart (the exporter's
-# period); over spans of 30 s or more, 150 frames or more, counting
-# whole frames moves each side by 1.3% at most, and the ping's jitter
-# under emulation adds some: RATIO_TOL.  Measured: 0.992-1.001 on 6.1
-# after 30 s, where the rule before it read 0.79-1.06 on the same
-# samples (walk_metrics).
-RATIO_TOL=0.05
-RATIO_SPAN=60
+# Every frame of the walk's ping passes a desync, so the share of eth0's
+# bytes through desync is 1.  The rule takes desync's counters and
+# node_exporter's over spans up to 15 s apart (the exporter's period),
+# each side's bytes over its own span.  The ping is steady only as far
+# as the emulated guest runs: a stall of seconds falls in one side's
+# span and not in the other's, and moves the ratio by its share of the
+# span.  Measured after 30 s of scrapes, over spans of 30-90 s: 6.1
+# 0.995-1.115 on an idle host, 6.12 0.915-0.992 on a loaded one.  So
+# the check waits RATIO_WAIT seconds of scrapes, spans of 120 s or more,
+# and takes every value of the last RATIO_SPAN seconds within RATIO_TOL:
+# a stall of up to 12 s.  The join errors it is there for were far
+# larger (1.84, 0.5); desync.rules.test.yml checks the rule's arithmetic
+# exactly (walk_metrics).
+RATIO_TOL=0.10
+RATIO_WAIT=150
+RATIO_SPAN=30
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 
 # shellcheck source=tools/lib/readme.sh
@@ -305,8 +311,8 @@ walk_metrics()
 	EOF
 	# Every packet eth0 sent went through a desync: the share must be 1,
 	# within RATIO_TOL, in every value the rule recorded over the last
-	# RATIO_SPAN seconds, from 30 s of scrapes on (3 or more).
-	sleep $((tp + 30 + RATIO_SPAN > SECONDS ? tp + 30 + RATIO_SPAN - SECONDS : 0))
+	# RATIO_SPAN seconds, after RATIO_WAIT seconds of scrapes (3 or more).
+	sleep $((tp + RATIO_WAIT > SECONDS ? tp + RATIO_WAIT - SECONDS : 0))
 	ratio_ok "instance_device:desync_transmit_bytes:ratio5m{device=\"$DEV\"}[${RATIO_SPAN}s]" || ok=0
 	# The scrape as Prometheus saw it: health, lastError, its duration.
 	curl -s http://127.0.0.1:9090/api/v1/targets
