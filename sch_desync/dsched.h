@@ -216,6 +216,7 @@ struct dsched_sender {
 	u64		idle_ns;	/* dsched_sender_idle() */
 	u8		lost;		/* in fast recovery or loss recovery */
 	u8		timeout;	/* that recovery follows a retransmit timeout */
+	u8		counts;		/* a TCP sender: the two counts are its own */
 	u32		delivered_ce;	/* packets it had delivered with ECE */
 	u32		lost_out;	/* segments it counts lost */
 };

@@ -1280,7 +1280,10 @@ static inline void dsched_note_ecn(struct dsched *s, u32 idx,
  * (tcp_init_cwnd_reduction()), so a lone loss would bring its own.  The
  * count is per socket, and a group may hold several: the core keeps the
  * last count of each bucket of flows (s->ce_seen), and two flows that
- * share one read as a new flow, not as marks.
+ * share one read as a new flow, not as marks.  A packet whose sender
+ * has no counts (@snd->counts 0: forwarded, UDP) neither reads nor
+ * takes a bucket, where it would make a TCP flow's next count read as
+ * a new flow's and miss its echoes.
  */
 static inline void dsched_note_delivered_ce(struct dsched *s, u32 idx,
 					    const struct dsched_pkt *pk,
@@ -1289,6 +1292,8 @@ static inline void dsched_note_delivered_ce(struct dsched *s, u32 idx,
 	u64 *seen = &s->ce_seen[pk->flow_hash & (DSCHED_CE_FLOWS - 1)];
 	u64 now = (u64)pk->flow_hash << 32 | snd->delivered_ce;
 
+	if (!snd->counts)
+		return;
 	if (*seen >> 32 == pk->flow_hash && *seen != now)
 		dsched_raise_sign(&s->groups[idx], DSCHED_SIGN_MARKS);
 	*seen = now;

@@ -341,6 +341,19 @@ static bool desync_edt_future(const struct sk_buff *skb, u64 now)
 }
 
 /*
+ * The local TCP socket that sent @skb, or NULL for forwarded packets and
+ * those of other sockets.  Only a full TCP socket has a tcp_sock behind
+ * it: a raw socket of protocol TCP is far smaller, and request and
+ * timewait sockets are not full.
+ */
+static const struct sock *desync_skb_tcp_sk(const struct sk_buff *skb)
+{
+	const struct sock *sk = skb->sk;
+
+	return sk && sk_fullsock(sk) && sk_is_tcp(sk) ? sk : NULL;
+}
+
+/*
  * The flow of @skb.  A local TCP connection stays one flow for its whole
  * life, but TCP draws a new txhash, which skb_get_hash() returns, after a
  * retransmit timeout (and on PLB's or a negative routing advice): keyed
@@ -354,9 +367,9 @@ static bool desync_edt_future(const struct sk_buff *skb, u64 now)
 static u32 desync_flow_hash(const struct desync_sched_data *q,
 			    struct sk_buff *skb)
 {
-	const struct sock *sk = skb->sk;
+	const struct sock *sk = desync_skb_tcp_sk(skb);
 
-	if (sk && sk_fullsock(sk) && sk_is_tcp(sk)) {
+	if (sk) {
 		unsigned long key = (unsigned long)sk;
 
 		return jhash_2words(lower_32_bits(key), upper_32_bits(key),
@@ -463,12 +476,13 @@ static void desync_read_pkt(const struct desync_sched_data *q,
 	}
 
 	/*
-	 * arm collision keeps each flow's last delivered_ce by this hash
-	 * (dsched_note_delivered_ce()): the socket's, which a timeout's
-	 * new txhash does not change.
+	 * arm collision keeps each local TCP flow's last delivered_ce by this
+	 * hash (dsched_note_delivered_ce()): the socket's, which a timeout's
+	 * new txhash does not change.  Other packets have no count to keep,
+	 * and grouped by destination need no flow hash at all.
 	 */
 	if (q->core.p.group_by == DESYNC_GROUP_BY_FLOW || !pk->has_dst ||
-	    q->core.p.arm == DESYNC_ARM_COLLISION)
+	    (q->core.p.arm == DESYNC_ARM_COLLISION && desync_skb_tcp_sk(skb)))
 		pk->flow_hash = desync_flow_hash(q, skb);
 	if (q->core.p.group_by == DESYNC_GROUP_BY_DST && pk->has_dst)
 		pk->owner = desync_skb_owner(skb);
@@ -504,10 +518,10 @@ static u32 desync_skb_segs(const struct sk_buff *skb)
  */
 static u8 desync_skb_sender_loss(const struct sk_buff *skb)
 {
-	const struct sock *sk = skb->sk;
+	const struct sock *sk = desync_skb_tcp_sk(skb);
 	u8 ca_state;
 
-	if (!sk || !sk_fullsock(sk) || !sk_is_tcp(sk))
+	if (!sk)
 		return 0;
 	/*
 	 * Written under the socket lock; a stale state only moves a draw by
@@ -553,10 +567,10 @@ static bool desync_skb_resends(const struct sk_buff *skb,
  */
 static u64 desync_skb_sender_idle(const struct sk_buff *skb, bool lost)
 {
-	const struct sock *sk = skb->sk;
+	const struct sock *sk = desync_skb_tcp_sk(skb);
 	const struct tcp_sock *tp;
 
-	if (!sk || !sk_fullsock(sk) || !sk_is_tcp(sk))
+	if (!sk)
 		return 0;
 	tp = tcp_sk(sk);
 	/*
@@ -580,10 +594,10 @@ static u64 desync_skb_sender_idle(const struct sk_buff *skb, bool lost)
 static void desync_skb_sender_collision(const struct sk_buff *skb,
 					struct dsched_sender *snd)
 {
-	const struct sock *sk = skb->sk;
+	const struct sock *sk = desync_skb_tcp_sk(skb);
 	const struct tcp_sock *tp;
 
-	if (!sk || !sk_fullsock(sk) || !sk_is_tcp(sk))
+	if (!sk)
 		return;
 	tp = tcp_sk(sk);
 	/*
@@ -595,6 +609,7 @@ static void desync_skb_sender_collision(const struct sk_buff *skb,
 	 * packet to packet, and lost_out falls only as the lost segments
 	 * are repaired.
 	 */
+	snd->counts = 1;
 	snd->delivered_ce = READ_ONCE(tp->delivered_ce);
 	snd->lost_out = READ_ONCE(tp->lost_out);
 }
@@ -644,6 +659,7 @@ static void desync_read_sender(const struct sk_buff *skb, u32 asks,
 	snd->timeout = ca_state == TCP_CA_Loss;
 	snd->idle_ns = asks & DSCHED_ASK_IDLE ?
 		       desync_skb_sender_idle(skb, ca_state) : 0;
+	snd->counts = 0;
 	snd->delivered_ce = 0;
 	snd->lost_out = 0;
 	if (asks & DSCHED_ASK_COLLISION)

@@ -45,12 +45,13 @@ static u64 ce_marks;		/* keeps the marking decision live */
 static u64 measured;		/* packets through the measured loop */
 
 /*
- * A data segment's TCP flags (PSH, ACK): no CWR, and a sender that is
- * not recovering from a loss.  Not static, so that the compiler cannot
- * fold the tests dsched_enqueue_pkt() makes of them.
+ * A data segment's TCP flags (PSH, ACK): no CWR, and a local TCP sender
+ * that is not recovering from a loss, whose counts arm collision reads.
+ * Not static, so that the compiler cannot fold the tests
+ * dsched_enqueue_pkt() makes of them.
  */
 struct dsched_pkt data_pkt = { .tcp_flags = 0x18 };
-struct dsched_sender data_sender;
+struct dsched_sender data_sender = { .counts = 1 };
 
 /*
  * As desync_enqueue_skb() after classification; idx is the bucket.  Out

@@ -223,8 +223,16 @@ void DesyncQueueDisc::ReadPkt(Ptr<QueueDiscItem> item, struct dsched_pkt *pk,
 			th.GetDestinationPort();
 		if (m_sender)
 			*snd = m_sender(iph, th);
+		/*
+		 * Every TCP segment a host sends leaves a local socket, as
+		 * skb->sk in the module; the accepting sides, which the
+		 * sender function does not track, send no data, and their
+		 * counts are 0 as Linux's.
+		 */
+		snd->counts = true;
 	}
-	if (m_core.p.group_by == DESYNC_GROUP_BY_FLOW || m_core.p.arm == DESYNC_ARM_COLLISION)
+	if (m_core.p.group_by == DESYNC_GROUP_BY_FLOW ||
+	    (m_core.p.arm == DESYNC_ARM_COLLISION && snd->counts))
 		pk->flow_hash = Mix32(Mix32(flow) ^ flow >> 32 ^ m_perturbation);
 }
 
@@ -294,8 +302,14 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 
 	u32 idx = dsched_classify(&m_core, &pk);
 	struct dsched_group *g = &m_core.groups[idx];
-	struct dsched_sender sender = { snd.idle_ns, snd.lost, snd.timeout, snd.delivered_ce,
-					 snd.lost_out };
+	struct dsched_sender sender = {
+		.idle_ns = snd.idle_ns,
+		.lost = snd.lost,
+		.timeout = snd.timeout,
+		.counts = snd.counts,
+		.delivered_ce = snd.delivered_ce,
+		.lost_out = snd.lost_out,
+	};
 
 	if (g->head)
 		static_cast<Node *>(g->tail)->next = n;

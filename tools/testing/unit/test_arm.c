@@ -222,18 +222,21 @@ static void test_arm_collision(void)
 	const struct dsched_pkt other = {
 		.tcp_flags = 0x10, .flow_hash = 3 + DSCHED_CE_FLOWS,
 	};
-	const struct dsched_sender clean = { .delivered_ce = 5 };
+	const struct dsched_sender clean = { .counts = 1, .delivered_ce = 5 };
 	const struct dsched_sender lost = {
-		.lost = 1, .delivered_ce = 5, .lost_out = DSCHED_LOST_RUN - 1,
+		.lost = 1, .counts = 1, .delivered_ce = 5,
+		.lost_out = DSCHED_LOST_RUN - 1,
 	};
 	const struct dsched_sender lost_ce = {
-		.lost = 1, .delivered_ce = 6, .lost_out = 1,
+		.lost = 1, .counts = 1, .delivered_ce = 6, .lost_out = 1,
 	};
 	const struct dsched_sender lost_run = {
-		.lost = 1, .delivered_ce = 5, .lost_out = DSCHED_LOST_RUN,
+		.lost = 1, .counts = 1, .delivered_ce = 5,
+		.lost_out = DSCHED_LOST_RUN,
 	};
 	const struct dsched_sender rto = {
-		.lost = 1, .timeout = 1, .delivered_ce = 5, .lost_out = 1,
+		.lost = 1, .timeout = 1, .counts = 1, .delivered_ce = 5,
+		.lost_out = 1,
 	};
 	struct dsched_group *g;
 	u64 t = 10 * MS;
@@ -539,10 +542,49 @@ static void test_arm_held_bursts(void)
 	sim_free(&sim);
 }
 
+/*
+ * arm collision: a packet whose sender has no counts (forwarded, UDP:
+ * the module's desync_read_sender() leaves them 0) neither raises a sign
+ * nor takes its bucket of s->ce_seen from a TCP flow, whose echoes
+ * would then read as a new flow's.
+ */
+static void test_arm_collision_no_counts(void)
+{
+	const struct dsched_pkt tcp = { .tcp_flags = 0x10, .flow_hash = 3 };
+	/* In the TCP flow's bucket, and in its flow outright. */
+	const struct dsched_pkt fwd = { .flow_hash = 3 + DSCHED_CE_FLOWS };
+	const struct dsched_pkt fwd_same = { .flow_hash = 3 };
+	const struct dsched_sender ce5 = { .counts = 1, .delivered_ce = 5 };
+	const struct dsched_sender ce6 = { .counts = 1, .delivered_ce = 6 };
+	const struct dsched_sender none = { };
+	struct dsched_group *g;
+	u64 t = 10 * MS;
+	struct sim sim;
+
+	arm_init(&sim, 1, 58, DESYNC_ARM_COLLISION, 3);
+	g = &sim.s.groups[0];
+	t += 500 * MS;
+	CHECK(arm_burst(&sim, 0, t) == 0);
+	t += 500 * MS;
+	sim_enqueue(&sim, 0, 1000, t);
+	arm_pkt(&sim, 0, &tcp, &ce5, t);
+	arm_pkt(&sim, 0, &fwd_same, &none, t);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_NONE);
+	arm_pkt(&sim, 0, &fwd, &none, t);
+	arm_pkt(&sim, 0, &tcp, &ce5, t);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_NONE);
+	arm_pkt(&sim, 0, &fwd, &none, t);
+	arm_pkt(&sim, 0, &tcp, &ce6, t);
+	CHECK(dsched_group_sign(g) == DSCHED_SIGN_MARKS);
+	check_invariants(&sim);
+	sim_free(&sim);
+}
+
 static const struct test tests[] = {
 	{ "arm_loss", test_arm_loss },
 	{ "arm_timeout", test_arm_timeout },
 	{ "arm_collision", test_arm_collision },
+	{ "arm_collision_no_counts", test_arm_collision_no_counts },
 	{ "arm_widen_0", test_arm_widen_0 },
 	{ "arm_always_unchanged", test_arm_always_unchanged },
 	{ "arm_asks_loss", test_arm_asks_loss },
