@@ -135,7 +135,7 @@ def switch_stats(run_dir):
 
 def host_stats(run_dir):
     """Drops and CE marks of the qdiscs under test, summed over hosts."""
-    out = {'drops': 0, 'ce_mark': 0, 'bursts': 0, 'hold_ns': 0}
+    out = {'drops': 0, 'ce_mark': 0, 'bursts': 0, 'held_bursts': 0, 'hold_ns': 0}
     path = os.path.join(run_dir, 'hosts.json')
     if not os.path.exists(path):
         return out
@@ -148,6 +148,7 @@ def host_stats(run_dir):
                 out['drops'] += q.get('drops', 0)
                 out['ce_mark'] += q.get('ce_mark', 0) or q.get('ecn_mark', 0)
                 out['bursts'] += q.get('bursts', 0)
+                out['held_bursts'] += q.get('held_bursts', 0)
                 out['hold_ns'] += q.get('hold_time', 0)
     return out
 
@@ -203,6 +204,7 @@ def analyze_run(run_dir, warmup):
         'switch_marked': sw['marked'], 'switch_drops': sw['drops'],
         'host_qdisc_drops': hq['drops'], 'host_ce_mark': hq['ce_mark'],
         'desync_bursts': hq['bursts'],
+        'desync_held_bursts': hq['held_bursts'],
         'desync_mean_hold_us': (hq['hold_ns'] / hq['bursts'] / 1e3
                                 if hq['bursts'] else None),
         'retrans': sum(h['retrans'] for h in hosts.values()),

@@ -5,8 +5,9 @@
 #
 # The full effectiveness matrix: incast, two-job interference and the
 # no-congestion case under Debian's fq_codel, fq, netem jitter, desync at
-# its defaults, desync with rank slots, desync with wider offset windows,
-# and CUBIC.  Takes tens of minutes under emulation.  Results, table and
+# its defaults and holding every burst start (arm always), desync with
+# rank slots, desync with wider offset windows, and CUBIC.  Takes tens of
+# minutes under emulation.  Results, table and
 # plots go to results/cluster/ (results/cluster/KERNEL/
 # for any kernel but 6.1), with the command that made them.
 
@@ -21,9 +22,11 @@ doc=$REPO/results/cluster
 raw=$REPO/build/cluster-bench/$kernel
 t0=$SECONDS
 
-incast="fq_codel fq netem desync desync_slots desync,offset_max=50ms fq_codel@cubic desync@cubic"
-twojob="fq_codel desync desync,offset_max=50ms"
-idle="fq_codel desync"
+# desync,arm=always holds every burst start, as the defaults before
+# arm collision did: the change of default, measured in one boot.
+incast="fq_codel fq netem desync desync,arm=always desync_slots desync,offset_max=50ms fq_codel@cubic desync@cubic"
+twojob="fq_codel desync desync,arm=always desync,offset_max=50ms"
+idle="fq_codel desync desync,arm=always"
 
 build_all "$kernel"
 mkdir -p "$doc"

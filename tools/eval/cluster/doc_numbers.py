@@ -152,10 +152,17 @@ def iters_per_run(r):
     return r["warmup_iters"] + r["flows"] / FLOWS_PER_ITER[r["scenario"]]
 
 
-def bursts(s, sc, cfg, how="med"):
-    """desync's burst starts per host and iteration (the counters cover the whole run)."""
-    return stat([r["desync_bursts"] / HOSTS[sc] / iters_per_run(r)
+def bursts(s, sc, cfg, how="med", key="desync_bursts"):
+    """desync's burst starts (or those held, desync_held_bursts) per host and
+    iteration (the counters cover the whole run)."""
+    return stat([r.get(key, 0) / HOSTS[sc] / iters_per_run(r)
                  for r in runs(s, sc, cfg)], how)
+
+
+def held_pct(s, sc, cfg, how="med"):
+    """The share of desync's burst starts it held, in %."""
+    return stat([100.0 * r.get("desync_held_bursts", 0) / r["desync_bursts"]
+                 for r in runs(s, sc, cfg) if r["desync_bursts"]], how)
 
 
 def hold_ms(s, sc, cfg, how="med"):
@@ -248,6 +255,7 @@ NUMBERS = {
     "fold": fold,
     "bursts": bursts,
     "hold_ms": hold_ms,
+    "held_pct": held_pct,
     "nruns": nruns,
     "allruns": allruns,
     "invalid": invalid,
@@ -297,7 +305,8 @@ def cell(s, sc, cfg, metric, how="spread"):
 
 
 INCAST = [("fq_codel", "fq_codel"), ("fq", "fq"), ("netem jitter", "netem"),
-          ("desync", "desync"), ("desync, rank slots", "desync_slots"),
+          ("desync", "desync"), ("desync arm always", "desync,arm=always"),
+          ("desync, rank slots", "desync_slots"),
           ("desync offset_max 50ms", "desync,offset_max=50ms")]
 
 
@@ -318,7 +327,8 @@ def incast():
 
 def incast_ratios():
     """The incast's ratios to fq_codel (CUBIC runs to fq_codel under CUBIC)."""
-    cfgs = [("desync", "desync"), ("desync, rank slots", "desync_slots"),
+    cfgs = [("desync", "desync"), ("desync arm always", "desync,arm=always"),
+            ("desync, rank slots", "desync_slots"),
             ("desync offset_max 50ms", "desync,offset_max=50ms"), ("netem jitter", "netem"),
             ("desync, CUBIC (vs fq_codel CUBIC)", "desync@cubic")]
     return table(["kernel", "host qdisc", "p99 FCT", "mean iteration", "queue peak"],
@@ -332,6 +342,7 @@ def twojob():
     rows = []
     for k in ("6.1", "6.12"):
         for label, c in [("fq_codel", "fq_codel"), ("desync", "desync"),
+                         ("desync arm always", "desync,arm=always"),
                          ("desync offset_max 50ms", "desync,offset_max=50ms")]:
             r = "1.00" if c == "fq_codel" else format(ratio(k, "twojob", c, "jct_us", "spread"))
             rows.append([k, label, cell(k, "twojob", c, "jct_us")] +
@@ -345,12 +356,14 @@ def idle():
     """The ring without congestion."""
     rows = []
     for k in ("6.1", "6.12"):
-        rows.append([k, "fq_codel", cell(k, "idle", "fq_codel", "iter_mean_us"), "", "-"])
-        rows.append([k, "desync", cell(k, "idle", "desync", "iter_mean_us"),
-                     format(delta(k, "idle", "desync", "spread")) + " ms",
-                     format(bursts(k, "idle", "desync"), "%.1f") + " (of 6 ring steps)"])
+        rows.append([k, "fq_codel", cell(k, "idle", "fq_codel", "iter_mean_us"), "", "-", "-"])
+        for label, c in [("desync", "desync"), ("desync arm always", "desync,arm=always")]:
+            rows.append([k, label, cell(k, "idle", c, "iter_mean_us"),
+                         format(delta(k, "idle", c, "spread")) + " ms",
+                         format(bursts(k, "idle", c), "%.1f") + " (of 6 ring steps)",
+                         format(bursts(k, "idle", c, key="desync_held_bursts"), "%.1f")])
     return table(["kernel", "host qdisc", "mean iteration ms", "iteration delta, paired",
-                  "desync bursts per host and iteration"], rows)
+                  "desync bursts per host and iteration", "of them held"], rows)
 
 
 def ablation():

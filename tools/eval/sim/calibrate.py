@@ -88,6 +88,7 @@ COLUMNS = {
     "fq_codel": ["--hostQdisc=fq_codel"],
     "fq": ["--hostQdisc=fq"],
     "desync": ["--hostQdisc=desync"],
+    "desync,arm=always": ["--hostQdisc=desync", "--desync=arm always"],
     "desync_slots": ["--hostQdisc=desync", "--desync=slots 17 slot rank"],
     "desync,offset_max=50ms": ["--hostQdisc=desync", "--desync=offset_max 50ms"],
     "fq_codel@cubic": ["--hostQdisc=fq_codel", "--cc=cubic"],
