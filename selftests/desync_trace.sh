@@ -33,6 +33,7 @@ ALL_TESTS="
 	trace_mq_one_offset
 	trace_widen_opened_part
 	trace_signs_of_ecn
+	trace_arm_collision_echoes
 	trace_bpftrace_holds
 "
 # The tcp_timeout_bursts tests count bursts of a sender with idle
@@ -654,6 +655,71 @@ s.close()
 	assert_eq "sign before the first burst" "${SIGNS[0]}" none
 	assert_cmp "starts after marks" "$marks" -ge 4
 	assert_eq "steps (no timeout)" "$(echo "${STEPS[@]}" | tr -d ' 0')" ""
+}
+
+# arm collision reads a sender's ECN echoes in its socket's delivered_ce
+# (desync_skb_sender_collision()), not in CWR, which fast recovery
+# queues too.  desync runs under a netem that, for the fourth of six
+# messages only, marks every ECT segment CE (loss 100% ecn; the
+# connection is up, so no SYN is lost to it).  The receiver echoes the
+# marks, the sender's delivered_ce grows, and its next packet raises
+# the sign marks, which a later burst start reports.  With no loss,
+# nothing arms: no burst is held and no window opens.
+trace_arm_collision_echoes()
+{
+	local ecn res ce i marks=0
+
+	if ! ecn=$(ip netns exec "$NS_A" sysctl -n net.ipv4.tcp_ecn); then
+		fail "no tcp_ecn"
+		return
+	fi
+	defer ip netns exec "$NS_A" sysctl -qw net.ipv4.tcp_ecn="$ecn"
+	ip netns exec "$NS_A" sysctl -qw net.ipv4.tcp_ecn=1 ||
+		{ fail "cannot set tcp_ecn"; return; }
+	tcok qdisc add dev "$DEV" root handle 1: netem || return
+	tcok qdisc add dev "$DEV" parent 1:1 handle 7: desync arm collision idle 5ms \
+		offset_max 4ms spread 0 slots 4 slot 3 || return
+	ce=$(ip netns exec "$NS_A" nstat -asz TcpExtTCPDeliveredCE | awk '/^TcpExt/ { print $2 }')
+	tcp_sink_start 9024 "$TMPD/echo-9024" || return
+	trace_on || return
+	if ! res=$(pyrun "$PY_ACKED"'
+import socket, subprocess, sys, time
+def netem(*a):
+    subprocess.run(["tc", "qdisc", "change", "dev", sys.argv[2], "root", "handle", "1:",
+                    "netem"] + list(a), check=True)
+s = socket.create_connection((sys.argv[1], 9024), timeout=30)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+for i in range(6):
+    if i == 3:
+        netem("loss", "100%", "ecn")
+    for _ in range(10):
+        s.sendall(b"x" * 1448)
+    acked(s, "message %d" % i)
+    if i == 3:
+        netem("loss", "0%")
+    time.sleep(0.1)
+s.close()
+' "$B4" "$DEV" 2>&1); then
+		fail "TCP sender failed: $res"
+		return
+	fi
+	wait "$SINK_PID"
+	ce=$(( $(ip netns exec "$NS_A" nstat -asz TcpExtTCPDeliveredCE |
+		 awk '/^TcpExt/ { print $2 }') - ce ))
+	burst_fields
+	snap
+	note "delivered with ECE $ce; signs ${SIGNS[*]}; steps ${STEPS[*]}; offsets_ns ${OFFS[*]}"
+	for i in "${SIGNS[@]}"; do
+		[ "$i" = marks ] && marks=$((marks + 1))
+	done
+	assert_cmp "segments delivered with ECE" "$ce" -ge 1
+	assert_cmp "bursts" "${#SIGNS[@]}" -ge 6
+	assert_eq "signs of the bursts before the marked message" "${SIGNS[*]:0:4}" \
+		"none none none none"
+	assert_cmp "burst starts that report marks" "$marks" -ge 1
+	assert_eq "steps (no loss)" "$(echo "${STEPS[@]}" | tr -d ' 0')" ""
+	assert_eq "offsets (ns)" "$(echo "${OFFS[@]}" | tr -d ' 0')" ""
+	assert_eq "held packets" "${SNAP[desync:held]}" 0
 }
 
 trace_bpftrace_holds()
