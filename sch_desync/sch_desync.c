@@ -561,9 +561,8 @@ static bool desync_skb_resends(const struct sk_buff *skb,
  * silence of a socket that has @lost (desync_skb_sender_loss()) was its
  * retransmit timeout (see dsched_sender_idle()), as is that of one that
  * resends data (desync_skb_resends()).  Only local TCP senders
- * are known; forwarded and other traffic relies on 'idle' alone.  Only a
- * real TCP socket has a tcp_sock behind it: a raw socket of protocol TCP
- * is far smaller.
+ * (desync_skb_tcp_sk()) are known; forwarded and other traffic relies on
+ * 'idle' alone.
  */
 static u64 desync_skb_sender_idle(const struct sk_buff *skb, bool lost)
 {
