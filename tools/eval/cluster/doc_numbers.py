@@ -155,13 +155,13 @@ def iters_per_run(r):
 def bursts(s, sc, cfg, how="med", key="desync_bursts"):
     """desync's burst starts (or those held, desync_held_bursts) per host and
     iteration (the counters cover the whole run)."""
-    return stat([r.get(key, 0) / HOSTS[sc] / iters_per_run(r)
+    return stat([r[key] / HOSTS[sc] / iters_per_run(r)
                  for r in runs(s, sc, cfg)], how)
 
 
 def held_pct(s, sc, cfg, how="med"):
     """The share of desync's burst starts it held, in %."""
-    return stat([100.0 * r.get("desync_held_bursts", 0) / r["desync_bursts"]
+    return stat([100.0 * r["desync_held_bursts"] / r["desync_bursts"]
                  for r in runs(s, sc, cfg) if r["desync_bursts"]], how)
 
 
