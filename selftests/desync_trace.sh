@@ -42,7 +42,7 @@ ALL_TESTS="
 RETRY_TESTS="trace_burst_release trace_hold_at_window_end trace_sticky_redraw_on_loss"
 RETRY_TESTS+=" trace_widen_on_timeout trace_timeout_one_resend trace_arm_collision_default"
 RETRY_TESTS+=" trace_arm_collision_lone_resend trace_arm_loss_lone_resend"
-RETRY_TESTS+=" trace_arm_collision_window_lost"
+RETRY_TESTS+=" trace_arm_collision_window_lost trace_widen_opened_part"
 
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
