@@ -884,8 +884,15 @@ bool LinuxTcpSocket::RackDetectLoss()
 			budget -= len;
 			resend.push_back({ kv.first, len });
 		}
-		/* ... and stops at one still in the host. */
+		/*
+		 * ... and stops at one still in the host.  The fast
+		 * retransmit that began recovery just now is part of the same
+		 * walk in Linux: a segment it found in the host ended the walk
+		 * there, and is not asked for again.
+		 */
 		for (const auto &r : resend) {
+			if (m_busyEvent == Simulator::GetEventCount() && r.first == m_busySeq)
+				break;
 			if (!SendDataPacket(r.first, r.second, true))
 				break;
 		}
@@ -1094,6 +1101,7 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, 
 
 	if (!fresh && StillInHostQueue(seq)) {
 		m_busyEvent = Simulator::GetEventCount();
+		m_busySeq = seq;
 		return 0;
 	}
 	/* What ns-3 arms the retransmit timer with, if none runs. */

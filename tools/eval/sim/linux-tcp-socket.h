@@ -221,6 +221,7 @@ class LinuxTcpSocket : public TcpSocketBase
 	uint64_t m_txKey = 0;
 	bool m_tsqThrottled = false;	/* TSQ_THROTTLED */
 	uint64_t m_busyEvent = UINT64_MAX;	/* the event whose resend found one busy */
+	SequenceNumber32 m_busySeq;		/* ... and where */
 	TracedCallback<> m_hostQueueTrace;	/* LINUX_MIB_TCPSPURIOUS_RTX_HOSTQUEUES */
 
 	/* icsk_ack: the receiver's delayed-ACK state */
