@@ -24,6 +24,7 @@
 #include "ns3/uinteger.h"
 
 #include "linux-dctcp.h"
+#include "tx-buffer-marks.h"
 
 namespace ns3
 {
@@ -231,7 +232,16 @@ TypeId LinuxTcpSocket::GetTypeId()
 						    "one pass of RACK or a timeout marked lost, 0 "
 						    "once the socket is open again",
 						    MakeTraceSourceAccessor(&LinuxTcpSocket::m_lostOut),
-						    "ns3::TracedValueCallback::Uint32");
+						    "ns3::TracedValueCallback::Uint32")
+				    .AddTraceSource("LossUndo",
+						    "A timeout was undone (TcpExtTCPLossUndo)",
+						    MakeTraceSourceAccessor(&LinuxTcpSocket::m_lossUndoTrace),
+						    "ns3::TracedCallback::Void")
+				    .AddTraceSource("SpuriousRto",
+						    "F-RTO found a timeout spurious "
+						    "(TcpExtTCPSpuriousRTOs)",
+						    MakeTraceSourceAccessor(&LinuxTcpSocket::m_spuriousRtoTrace),
+						    "ns3::TracedCallback::Void");
 	return tid;
 }
 
@@ -436,8 +446,20 @@ void LinuxTcpSocket::NewAck(const SequenceNumber32 &seq, bool resetRTO)
  */
 void LinuxTcpSocket::ReTxTimeout()
 {
+	bool data = m_state != SYN_SENT && m_state != SYN_RCVD && m_state != CLOSED &&
+		    m_state != TIME_WAIT && m_txBuffer->Size() &&
+		    m_tcb->m_highTxMark > m_txBuffer->HeadSequence();
+	uint32_t ssthresh = m_tcb->m_ssThresh;
+	bool reduce = true;
+
 	if (m_state != SYN_SENT && m_state != SYN_RCVD && m_txBuffer->Size())
 		m_icskRto = std::min<uint64_t>(RtoJiffies() << 1, 120 * m_hz);
+	if (data) {
+		reduce = m_tcb->m_congState <= TcpSocketState::CA_DISORDER ||
+			 !(m_highSeq > m_txBuffer->HeadSequence()) ||
+			 (m_tcb->m_congState == TcpSocketState::CA_LOSS && !m_icskRetransmits);
+		EnterLoss();
+	}
 	/* The timeout ends the probe's episode; the timer was the probe's too. */
 	m_tlpOut = false;
 	m_probeAt = Time(0);
@@ -456,6 +478,13 @@ void LinuxTcpSocket::ReTxTimeout()
 	}
 	TcpSocketBase::ReTxTimeout();
 	/*
+	 * tcp_enter_loss() lowers ssthresh once per window: a timeout again
+	 * before the window's data is acknowledged keeps it, where ns-3
+	 * lowers it again unless the head was resent.
+	 */
+	if (data && !reduce)
+		m_tcb->m_ssThresh = ssthresh;
+	/*
 	 * A resend refused as still in the host returns -EBUSY, not the
 	 * positive error of local congestion that re-arms after
 	 * TCP_RESOURCE_PROBE_INTERVAL: tcp_retransmit_timer() has entered
@@ -465,6 +494,231 @@ void LinuxTcpSocket::ReTxTimeout()
 	if (m_busyEvent == Simulator::GetEventCount() && !m_retxEvent.IsRunning() &&
 	    m_tcb->m_congState == TcpSocketState::CA_LOSS)
 		ArmRto();
+}
+
+/* ---- undo of a timeout (net/ipv4/tcp_input.c) ---- */
+
+/*
+ * tcp_enter_loss(), before ns-3's own timeout marks everything lost and
+ * sends: the window and ssthresh before it (prior_cwnd, prior_ssthresh
+ * as tcp_current_ssthresh() gives it) and the undo state
+ * (tcp_init_undo(): undo_retrans counts the resends still out, a
+ * resent probe too), unless this window's reduction was made already;
+ * F-RTO (net.ipv4.tcp_frto 2, on by default) on a timeout outside
+ * recovery or again on the same snd_una; high_seq is snd_nxt.
+ */
+void LinuxTcpSocket::EnterLoss()
+{
+	TcpSocketState::TcpCongState_t ca = m_tcb->m_congState;
+	SequenceNumber32 una = m_txBuffer->HeadSequence();
+	bool newRecovery = ca < TcpSocketState::CA_RECOVERY;
+	int32_t retransOut = 0;
+
+	for (const auto &kv : m_segs)
+		retransOut += kv.second.retrans && !kv.second.sacked;
+	/*
+	 * Linux clears retrans_stamp on the ACKs of the open state and when
+	 * a recovery starts with no resend out (tcp_retrans_stamp_cleanup()).
+	 */
+	if (newRecovery && !retransOut)
+		m_retransStamp = 0;
+	if (ca <= TcpSocketState::CA_DISORDER || !(m_highSeq > una) ||
+	    (ca == TcpSocketState::CA_LOSS && !m_icskRetransmits)) {
+		if (ca == TcpSocketState::CA_CWR || ca == TcpSocketState::CA_RECOVERY)
+			m_priorSsthresh = m_tcb->m_ssThresh;
+		else
+			m_priorSsthresh = std::max<uint32_t>(m_tcb->m_ssThresh,
+							     (m_tcb->m_cWnd.Get() >> 1) + (m_tcb->m_cWnd.Get() >> 2));
+		m_priorCwnd = m_tcb->m_cWnd;
+		m_undoMarker = true;
+		/* a resent probe's segment is among them */
+		m_undoRetrans = retransOut;
+		if (!m_undoRetrans)
+			m_undoRetrans = -1;
+	}
+	m_highSeq = m_tcb->m_highTxMark;
+	m_frto = newRecovery || m_icskRetransmits;
+	m_icskRetransmits++;
+}
+
+/*
+ * tcp_retransmit_skb() on every attempt, one refused as still in the
+ * host too: retrans_stamp is the segment's last transmission (its TS
+ * value, tcp_skb_timestamp()) at the first attempt, and undo_retrans
+ * counts the attempt.  A probe (__tcp_retransmit_skb()) counts neither.
+ */
+void LinuxTcpSocket::RetransmitAttempt(SequenceNumber32 seq)
+{
+	auto it = m_segs.upper_bound(seq);
+
+	if (it == m_segs.begin())
+		return;
+	--it;
+	if (it->second.end <= seq)
+		return;
+	if (!m_retransStamp)
+		m_retransStamp = static_cast<uint32_t>(it->second.sent.GetMilliSeconds());
+	if (m_undoRetrans < 0)
+		m_undoRetrans = 0;
+	m_undoRetrans++;
+}
+
+/*
+ * tcp_packet_delayed(): the ACK echoes a timestamp from before the
+ * first resend, or nothing was resent at all (retrans_stamp 0, as when
+ * every resend was refused), but not on a connection without SACK once
+ * high_seq is acknowledged.
+ */
+bool LinuxTcpSocket::PacketDelayed(uint32_t ecr, SequenceNumber32 ack) const
+{
+	if (m_retransStamp)
+		return ecr && static_cast<int32_t>(ecr - m_retransStamp) < 0;
+	return m_sackEnabled || ack < m_highSeq;
+}
+
+/*
+ * tcp_undo_cwnd_reduction(): the window as it was before (DCTCP's
+ * dctcp_cwnd_undo() and tcp_reno_undo_cwnd(): the larger of the window
+ * and the one the loss began with), ssthresh back if it was higher, and
+ * with @unmarkLoss no segment lost any more; RACK looks again.
+ */
+void LinuxTcpSocket::UndoCwndReduction(bool unmarkLoss)
+{
+	if (unmarkLoss)
+		TxBufferUnmarkLost(m_txBuffer);
+	if (m_priorSsthresh) {
+		m_tcb->m_cWnd = std::max<uint32_t>(m_tcb->m_cWnd, m_priorCwnd);
+		m_tcb->m_cWndInfl = m_tcb->m_cWnd;
+		if (m_priorSsthresh > m_tcb->m_ssThresh)
+			m_tcb->m_ssThresh = m_priorSsthresh;
+	}
+	m_undoMarker = false;
+	m_rackAdvanced = true;
+}
+
+/*
+ * tcp_try_undo_loss(): an F-RTO verdict, or tcp_may_undo() (undo_marker
+ * set, and undo_retrans 0 or the ACK for data sent before the first
+ * resend), undoes the timeout: the loss state ends, in the open state
+ * (a SACK connection), with nothing more resent.  ns-3's recovery point
+ * goes with it.
+ */
+bool LinuxTcpSocket::TryUndoLoss(bool frtoUndo, uint32_t ecr, SequenceNumber32 ack)
+{
+	if (!frtoUndo &&
+	    !(m_undoMarker && (!m_undoRetrans || PacketDelayed(ecr, ack))))
+		return false;
+	UndoCwndReduction(true);
+	m_icskRetransmits = 0;
+	if (frtoUndo || m_sackEnabled) {
+		m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_OPEN);
+		m_tcb->m_congState = TcpSocketState::CA_OPEN;
+		m_recoverActive = false;
+		m_dupAckCount = 0;
+	}
+	m_lossUndoTrace();
+	if (frtoUndo)
+		m_spuriousRtoTrace();
+	return true;
+}
+
+/*
+ * tcp_process_loss() for an ACK in the loss state, before ns-3 takes
+ * it: the undo above on an ACK that advances snd_una; then F-RTO (RFC
+ * 5682, SACK-enhanced): the timeout was spurious if the ACK covers or
+ * SACKs data sent once only, below high_seq (FLAG_ORIG_SACK_ACKED).
+ * Else, on the first ACK that advances snd_una without covering
+ * high_seq, new data goes out instead of resends if there is any and
+ * the peer's window has room (REXMIT_NEW), and F-RTO ends otherwise; a
+ * SACK or duplicate ACK after new data went out says the loss was real.
+ * An ACK that covers high_seq ends the loss state, undone if
+ * tcp_may_undo() says so (tcp_try_undo_recovery()).  ns-3 has no DSACK,
+ * so undo_retrans only falls by being set anew.  Returns whether new
+ * data is to go out in place of resends.
+ */
+bool LinuxTcpSocket::ProcessLoss(const TcpHeader &th, SequenceNumber32 ack, bool dupack)
+{
+	SequenceNumber32 una = m_txBuffer->HeadSequence();
+	bool advanced = ack > una;
+	bool recovered = ack >= m_highSeq;
+	bool orig = false, sacked = false;
+	uint32_t ecr = 0;
+	TcpOptionSack::SackList blocks;
+
+	if (m_timestampEnabled && th.HasOption(TcpOption::TS))
+		ecr = DynamicCast<const TcpOptionTS>(th.GetOption(TcpOption::TS))->GetEcho();
+	if (th.HasOption(TcpOption::SACK))
+		blocks = DynamicCast<const TcpOptionSack>(th.GetOption(TcpOption::SACK))->GetSackList();
+	/* tcp_clean_rtx_queue() and tcp_sacktag_one(): what this ACK delivers */
+	SequenceNumber32 top = ack;
+	for (const auto &b : blocks)
+		top = std::max(top, b.second);
+	for (const auto &kv : m_segs) {
+		const Seg &sg = kv.second;
+		bool newly = !sg.sacked && sg.end <= ack;
+
+		if (kv.first >= top)
+			break;
+		for (const auto &b : blocks)
+			newly |= !sg.sacked && kv.first >= b.first && sg.end <= b.second;
+		if (!newly)
+			continue;
+		sacked |= sg.end > ack;
+		orig |= !sg.retrans && sg.end <= m_highSeq;
+	}
+	if (advanced && TryUndoLoss(false, ecr, ack))
+		return false;
+	if (m_frto) {
+		if (orig && TryUndoLoss(true, ecr, ack))
+			return false;
+		if (m_tcb->m_highTxMark > m_highSeq) {
+			if (sacked || dupack)
+				m_frto = false;
+		} else if (advanced && !recovered) {
+			SequenceNumber32 next = m_tcb->m_highTxMark;
+
+			m_highSeq = next;
+			if (m_txBuffer->SizeFromSequence(next) &&
+			    ack + SequenceNumber32(m_rWnd) > next)
+				return true;
+			m_frto = false;
+		}
+	}
+	if (recovered && m_undoMarker && (!m_undoRetrans || PacketDelayed(ecr, ack))) {
+		UndoCwndReduction(false);
+		m_lossUndoTrace();
+	}
+	return false;
+}
+
+/*
+ * tcp_xmit_recovery() with REXMIT_NEW: new data as the window allows
+ * (__tcp_push_pending_frames()); if none could go, F-RTO ends and the
+ * lost segments are resent (tcp_xmit_retransmit_queue()).
+ */
+void LinuxTcpSocket::FrtoSendNew()
+{
+	uint32_t mss = m_tcb->m_segmentSize;
+
+	for (;;) {
+		SequenceNumber32 next = m_tcb->m_highTxMark;
+		uint32_t unsent = m_txBuffer->SizeFromSequence(next);
+		uint32_t sz = std::min(unsent, mss);
+		SequenceNumber32 end = m_txBuffer->HeadSequence() + SequenceNumber32(m_rWnd);
+
+		if (!unsent || TcpSocketBase::AvailableWindow() < sz || next + SequenceNumber32(sz) > end)
+			break;
+		m_tcb->m_nextTxSequence = next;
+		sz = SendDataPacket(next, sz, true);
+		if (!sz)
+			break;
+		m_tcb->m_nextTxSequence = next + SequenceNumber32(sz);
+	}
+	m_frtoNewEvent = UINT64_MAX;
+	if (m_tcb->m_highTxMark > m_highSeq)
+		return;
+	m_frto = false;
+	SendPendingData(m_connected);
 }
 
 /* ---- the tail loss probe (net/ipv4/tcp_output.c, tcp_input.c) ---- */
@@ -610,14 +864,40 @@ void LinuxTcpSocket::ReceivedAck(Ptr<Packet> p, const TcpHeader &th)
 	SequenceNumber32 una = m_txBuffer->HeadSequence();
 	SequenceNumber32 ack = th.GetAckNumber();
 	bool dupack = ack == una && !p->GetSize() && !th.HasOption(TcpOption::SACK);
+	bool rexmitNew = false;
 
 	uint32_t sacked = m_txBuffer->GetSacked();
 
 	if (Ptr<LinuxPrrRecovery> prr = DynamicCast<LinuxPrrRecovery>(m_recoveryOps))
 		prr->AckArrives(m_txBuffer);
+	/* tcp_ack(): an ACK of new data resets icsk_retransmits. */
+	if (ack > una && ack <= m_tcb->m_highTxMark)
+		m_icskRetransmits = 0;
+	if (ack >= una && ack <= m_tcb->m_highTxMark) {
+		/* tcp_fastretrans_alert(): an ECN echo forbids the undo. */
+		if ((th.GetFlags() & TcpHeader::ECE) &&
+		    m_tcb->m_congState != TcpSocketState::CA_OPEN)
+			m_priorSsthresh = 0;
+		/*
+		 * tcp_fastretrans_alert() clears retrans_stamp in the open
+		 * state, where no resend is out (tcp_any_retrans_done()).
+		 */
+		if (m_tcb->m_congState == TcpSocketState::CA_OPEN) {
+			if (!m_txBuffer->GetRetransmitsCount() &&
+			    (m_segs.empty() || !m_segs.begin()->second.retrans))
+				m_retransStamp = 0;
+		} else if (m_tcb->m_congState == TcpSocketState::CA_LOSS) {
+			rexmitNew = ProcessLoss(th, ack, ack == una && !p->GetSize());
+		}
+	}
+	/* ns-3's resends wait while F-RTO sends new data (FrtoSendNew()). */
+	if (rexmitNew)
+		m_frtoNewEvent = Simulator::GetEventCount();
 	TcpSocketBase::ReceivedAck(p, th);
-	if (m_state == CLOSED || m_state == TIME_WAIT)
+	if (m_state == CLOSED || m_state == TIME_WAIT) {
+		m_frtoNewEvent = UINT64_MAX;
 		return;
+	}
 	CountDeliveredCe(th, una, sacked, dupack);
 	if (m_tcb->m_congState == TcpSocketState::CA_OPEN && m_lostOut)
 		m_lostOut = 0;
@@ -630,6 +910,8 @@ void LinuxTcpSocket::ReceivedAck(Ptr<Packet> p, const TcpHeader &th)
 	    (th.HasOption(TcpOption::SACK) || m_tcb->m_congState != TcpSocketState::CA_OPEN))
 		RackDetectLoss();
 	ProcessTlpAck(ack, ack > una, dupack);
+	if (rexmitNew)
+		FrtoSendNew();
 	if (ack > una)
 		ScheduleLossProbe(true);
 }
@@ -1099,6 +1381,10 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, 
 {
 	bool fresh = seq >= m_tcb->m_highTxMark;
 
+	if (!fresh && m_frtoNewEvent == Simulator::GetEventCount())
+		return 0;
+	if (!fresh && !m_inProbe)
+		RetransmitAttempt(seq);
 	if (!fresh && StillInHostQueue(seq)) {
 		m_busyEvent = Simulator::GetEventCount();
 		m_busySeq = seq;
@@ -1178,7 +1464,8 @@ bool LinuxTcpSocket::StillInHostQueue(SequenceNumber32 seq)
  */
 uint32_t LinuxTcpSocket::AvailableWindow() const
 {
-	if (m_busyEvent == Simulator::GetEventCount())
+	if (m_busyEvent == Simulator::GetEventCount() ||
+	    m_frtoNewEvent == Simulator::GetEventCount())
 		return 0;
 	return TcpSocketBase::AvailableWindow();
 }

@@ -167,6 +167,14 @@ class LinuxTcpSocket : public TcpSocketBase
 	bool StillInHostQueue(SequenceNumber32 seq);
 	void TsqWrite();
 
+	void EnterLoss();
+	void RetransmitAttempt(SequenceNumber32 seq);
+	bool ProcessLoss(const TcpHeader &th, SequenceNumber32 ack, bool dupack);
+	bool PacketDelayed(uint32_t ecr, SequenceNumber32 ack) const;
+	bool TryUndoLoss(bool frtoUndo, uint32_t ecr, SequenceNumber32 ack);
+	void UndoCwndReduction(bool unmarkLoss);
+	void FrtoSendNew();
+
 	void DataRecvEvent();
 	void IncrQuickAck(uint32_t max);
 	void EnterQuickAck(uint32_t max);
@@ -203,7 +211,7 @@ class LinuxTcpSocket : public TcpSocketBase
 	struct Seg {
 		SequenceNumber32 end;
 		Time sent;		/* the last transmission */
-		bool retrans = false;
+		bool retrans = false;	/* TCPCB_EVER_RETRANS */
 		bool sacked = false;
 		uint64_t hostKey = 0;	/* the last transmission's, in m_hostQueue */
 	};
@@ -223,6 +231,24 @@ class LinuxTcpSocket : public TcpSocketBase
 	uint64_t m_busyEvent = UINT64_MAX;	/* the event whose resend found one busy */
 	SequenceNumber32 m_busySeq;		/* ... and where */
 	TracedCallback<> m_hostQueueTrace;	/* LINUX_MIB_TCPSPURIOUS_RTX_HOSTQUEUES */
+
+	/*
+	 * Undo of a timeout (tcp_init_undo(), tcp_enter_loss(),
+	 * tcp_process_loss()): tp->undo_marker, undo_retrans,
+	 * retrans_stamp (a TS value, ms; 0: none), prior_cwnd,
+	 * prior_ssthresh, frto, high_seq, icsk_retransmits.
+	 */
+	bool m_undoMarker = false;
+	int32_t m_undoRetrans = -1;
+	uint32_t m_retransStamp = 0;
+	uint32_t m_priorCwnd = 0;
+	uint32_t m_priorSsthresh = 0;
+	bool m_frto = false;
+	SequenceNumber32 m_highSeq;
+	uint32_t m_icskRetransmits = 0;
+	uint64_t m_frtoNewEvent = UINT64_MAX;	/* the ACK whose F-RTO sends new data */
+	TracedCallback<> m_lossUndoTrace;	/* LINUX_MIB_TCPLOSSUNDO */
+	TracedCallback<> m_spuriousRtoTrace;	/* LINUX_MIB_TCPSPURIOUSRTOS */
 
 	/* icsk_ack: the receiver's delayed-ACK state */
 	uint32_t m_quick = 0;		/* ACKs left in quickack mode */

@@ -14,9 +14,14 @@
  * shorter than the MSS, just before B; --drop calls it segment 0.
  * --hold-b=MS has the sender's qdisc hold B's first segment, and all
  * that queues behind it, for MS ms, as desync holds a burst start.
+ * --segs-b=N makes B N segments (20), more than the window takes at once
+ * from 40 on.  The object also tells the window and ssthresh before B's
+ * first timeout and at an undo of it (TcpExtTCPLossUndo), and how many
+ * undos and spurious timeouts (TcpExtTCPSpuriousRTOs) there were.
  *
  * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] [--ce-c] [--ce-b=SEG]
- *                 [--segs-c=N] [--short-b=BYTES] [--hold-b=MS] [--drop=SEG:NTH,...]
+ *                 [--segs-b=N] [--segs-c=N] [--short-b=BYTES] [--hold-b=MS]
+ *                 [--drop=SEG:NTH,...]
  */
 #include <cstdlib>
 #include <iostream>
@@ -57,7 +62,7 @@ uint32_t TcpPayload(Ptr<const Packet> p, TcpHeader *th)
 }
 
 const uint32_t kMss = 1448;
-const uint32_t kSegsB = 20;
+uint32_t g_segsB = 20;	/* --segs-b */
 uint32_t g_segsC = 1;
 uint32_t g_shortB = 0;
 
@@ -87,7 +92,7 @@ class DropSegments : public ErrorModel
 		if (rel + g_shortB < firstB)
 			return false;
 		uint32_t seg = rel < firstB ? 0 : (rel - firstB) / kMss + 1;
-		if ((ceC && seg == kSegsB + 1) || (seg == ceB && !sent[seg])) {
+		if ((ceC && seg == g_segsB + 1) || (seg == ceB && !sent[seg])) {
 			p->RemoveHeader(ppp);
 			p->RemoveHeader(ip);
 			ip.SetEcn(Ipv4Header::ECN_CE);
@@ -171,9 +176,26 @@ struct Run {
 	Time srttB;		/* ... when B was written */
 	Time heldLeft;		/* B's first segment's first transmission left the host */
 	std::vector<Time> busy;	/* resends refused as still in the host */
+	/* the window and ssthresh now, and as the current event found them */
+	uint32_t cwnd = 0, ssth = 0, cwndEv = 0, ssthEv = 0;
+	uint64_t ev = UINT64_MAX;
+	int64_t cwndPre = -1, ssthPre = -1;	/* before B's first timeout */
+	int64_t cwndUndo = -1, ssthUndo = -1, stateUndo = -1;	/* at the first undo */
+	Time undo;
+	uint32_t state = 0, undos = 0, spurious = 0;
 };
 
 Run g_run;
+
+/* Keeps what the window and ssthresh were when the current event began. */
+void EventStart()
+{
+	if (g_run.ev == Simulator::GetEventCount())
+		return;
+	g_run.ev = Simulator::GetEventCount();
+	g_run.cwndEv = g_run.cwnd;
+	g_run.ssthEv = g_run.ssth;
+}
 
 void Write(uint32_t segs)
 {
@@ -190,11 +212,11 @@ void OnTx(Ptr<const Packet> p, const TcpHeader &th, Ptr<const TcpSocketBase>)
 	if (rel == 0 && g_run.sentQ.IsZero())
 		g_run.sentQ = Simulator::Now();
 	if (g_run.inB && rel >= g_run.em->firstB) {
-		if (g_run.sendsB.size() >= kSegsB)
+		if (g_run.sendsB.size() >= g_segsB)
 			g_run.srttAtResend.push_back(g_run.srtt);
 		g_run.sendsB.push_back({ Simulator::Now(), (rel - g_run.em->firstB) / kMss + 1 });
 	}
-	if (rel == g_run.bytes - kMss && g_run.bytes == g_run.em->firstB + (kSegsB + g_segsC) * kMss)
+	if (rel == g_run.bytes - kMss && g_run.bytes == g_run.em->firstB + (g_segsB + g_segsC) * kMss)
 		g_run.sentC = Simulator::Now();
 }
 
@@ -216,7 +238,7 @@ void OnAck(SequenceNumber32, SequenceNumber32 ack)
 		g_run.ackQ = Simulator::Now();
 	if (g_run.inB) {
 		g_run.acksB.push_back(Simulator::Now());
-		if (rel == g_run.em->firstB + kSegsB * kMss) {
+		if (rel == g_run.em->firstB + g_segsB * kMss) {
 			g_run.inB = false;
 			g_run.doneB = Simulator::Now();
 			Simulator::Schedule(MilliSeconds(100), +[]() {
@@ -239,7 +261,7 @@ bool ParseDrops(const std::string &s, std::set<std::pair<uint32_t, uint32_t>> *d
 		char colon;
 		std::istringstream one(item);
 
-		if (!(one >> seg) || seg < (g_shortB ? 0 : 1) || seg > kSegsB)
+		if (!(one >> seg) || seg < (g_shortB ? 0 : 1) || seg > g_segsB)
 			return false;
 		if (one >> colon && (colon != ':' || !(one >> nth) || nth < 1))
 			return false;
@@ -274,8 +296,11 @@ int main(int argc, char **argv)
 		} else if (a == "--ce-c") {
 			ceC = true;
 		} else if (a.rfind("--ce-b=", 0) == 0 && std::atoi(a.c_str() + 7) >= 1 &&
-			   std::atoi(a.c_str() + 7) <= static_cast<int>(kSegsB)) {
+			   std::atoi(a.c_str() + 7) <= static_cast<int>(g_segsB)) {
 			ceB = std::atoi(a.c_str() + 7);
+		} else if (a.rfind("--segs-b=", 0) == 0 && std::atoi(a.c_str() + 9) >= 1 &&
+			   std::atoi(a.c_str() + 9) <= 200) {
+			g_segsB = std::atoi(a.c_str() + 9);
 		} else if (a.rfind("--segs-c=", 0) == 0 && std::atoi(a.c_str() + 9) >= 1 &&
 			   std::atoi(a.c_str() + 9) <= 100) {
 			g_segsC = std::atoi(a.c_str() + 9);
@@ -289,8 +314,8 @@ int main(int argc, char **argv)
 			drops = a.substr(7);
 		} else {
 			std::cerr << "usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] "
-				     "[--ce-c] [--ce-b=SEG] [--segs-c=N] [--short-b=BYTES] "
-				     "[--hold-b=MS] [--drop=SEG:NTH,...]\n";
+				     "[--ce-c] [--ce-b=SEG] [--segs-b=N] [--segs-c=N] "
+				     "[--short-b=BYTES] [--hold-b=MS] [--drop=SEG:NTH,...]\n";
 			return 2;
 		}
 	}
@@ -358,11 +383,37 @@ int main(int argc, char **argv)
 	g_run.tx->TraceConnectWithoutContext("HighestRxAck", MakeCallback(&OnAck));
 	g_run.tx->TraceConnectWithoutContext(
 		tcp == "ns3" ? "RTT" : "SRTT", MakeCallback(+[](Time, Time v) { g_run.srtt = v; }));
+	g_run.tx->TraceConnectWithoutContext("CongestionWindow", MakeCallback(+[](uint32_t, uint32_t v) {
+		EventStart();
+		g_run.cwnd = v;
+	}));
+	g_run.tx->TraceConnectWithoutContext("SlowStartThreshold", MakeCallback(+[](uint32_t, uint32_t v) {
+		EventStart();
+		g_run.ssth = v;
+	}));
 	g_run.tx->TraceConnectWithoutContext(
 		"CongState", MakeCallback(+[](TcpSocketState::TcpCongState_t,
 					      TcpSocketState::TcpCongState_t now) {
+			EventStart();
+			g_run.state = now;
 			g_run.rtos += now == TcpSocketState::CA_LOSS;
+			if (now == TcpSocketState::CA_LOSS && g_run.inB && g_run.cwndPre < 0) {
+				g_run.cwndPre = g_run.cwndEv;
+				g_run.ssthPre = g_run.ssthEv;
+			}
 		}));
+	/* ns-3's own socket has neither trace. */
+	g_run.tx->TraceConnectWithoutContext("LossUndo", MakeCallback(+[]() {
+		if (!g_run.undos++) {
+			g_run.cwndUndo = g_run.cwnd;
+			g_run.ssthUndo = g_run.ssth;
+			g_run.stateUndo = g_run.state;
+			g_run.undo = Simulator::Now();
+		}
+	}));
+	g_run.tx->TraceConnectWithoutContext("SpuriousRto", MakeCallback(+[]() {
+		g_run.spurious++;
+	}));
 	g_run.tx->TraceConnectWithoutContext("SpuriousRtxHostQueues", MakeCallback(+[]() {
 		g_run.busy.push_back(Simulator::Now());
 	}));
@@ -390,7 +441,7 @@ int main(int argc, char **argv)
 		g_run.inB = true;
 		g_run.startB = Simulator::Now();
 		g_run.srttB = g_run.srtt;
-		Write(kSegsB);
+		Write(g_segsB);
 	});
 	Simulator::Stop(Seconds(5));
 	Simulator::Run();
@@ -400,7 +451,11 @@ int main(int argc, char **argv)
 	   << ", \"ack_q_us\": " << Us(g_run.ackQ - g_run.sentQ)
 	   << ", \"ack_c_us\": " << (g_run.ackC.IsZero() ? -1 : Us(g_run.ackC - g_run.sentC))
 	   << ", \"done_c_us\": " << (g_run.ackC.IsZero() ? -1 : Us(g_run.ackC - g_run.writeC))
-	   << ", \"rtos\": " << g_run.rtos
+	   << ", \"rtos\": " << g_run.rtos << ", \"undos\": " << g_run.undos
+	   << ", \"spurious_rtos\": " << g_run.spurious << ", \"cwnd_pre\": " << g_run.cwndPre
+	   << ", \"ssth_pre\": " << g_run.ssthPre << ", \"cwnd_undo\": " << g_run.cwndUndo
+	   << ", \"ssth_undo\": " << g_run.ssthUndo << ", \"state_undo\": " << g_run.stateUndo
+	   << ", \"undo_us\": " << (g_run.undo.IsZero() ? -1 : Us(g_run.undo - g_run.startB))
 	   << ", \"done_b_us\": " << (g_run.doneB.IsZero() ? -1 : Us(g_run.doneB - g_run.startB))
 	   << ", \"sends_b\": [";
 	for (size_t i = 0; i < g_run.sendsB.size(); i++)
@@ -411,8 +466,8 @@ int main(int argc, char **argv)
 		js << (i ? ", " : "") << Us(g_run.srttAtResend[i]);
 	/* Where in its jiffy (HZ 250, from --phase) each resend left. */
 	js << "], \"resend_in_tick_us\": [";
-	for (size_t i = kSegsB; i < g_run.sendsB.size(); i++)
-		js << (i > kSegsB ? ", " : "")
+	for (size_t i = g_segsB; i < g_run.sendsB.size(); i++)
+		js << (i > g_segsB ? ", " : "")
 		   << (g_run.sendsB[i].first.GetNanoSeconds() / 1000 + 4000 - phaseUs) % 4000;
 	js << "], \"srtt_b_us\": " << Us(g_run.srttB)
 	   << ", \"held_left_us\": " << (g_run.heldLeft.IsZero() ? -1 : Us(g_run.heldLeft - g_run.startB))

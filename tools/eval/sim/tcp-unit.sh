@@ -177,5 +177,35 @@ below "held past the probe: no timeout" "$(run $HOLD "j['rtos']")" 1
 check "held past the probe: the probe finds the tail in the host, after 2 srtt + 2 ms" \
 	"$(run $HOLD "$(busy 0)")" "$(run $HOLD "$(avg "(-(-(2 * j['srtt_b_us'] + 2000) // 4000))")")"
 
+# B of 60 segments held past the RTO: the window takes 31 of them into
+# the qdisc, the rest waits in the socket, as TSQ's limit left part of B
+# in the socket on Linux.  The head is resent as the original leaves; its
+# ACK covers only the resent head, so F-RTO (tcp_process_loss(),
+# net.ipv4.tcp_frto 2) sends new data rather than resends, and the next
+# ACK, for data sent once, finds the timeout spurious
+# (tcp_try_undo_loss()): the window and ssthresh as before it
+# (tcp_undo_cwnd_reduction()), the open state, nothing more resent.
+# With all of B out, F-RTO has no new data to send and ends at the
+# first ACK (tcp_process_loss()): that timeout is not undone.
+HOLD="--hold-b=800 --segs-b=60"
+resends() { echo "(len(j['sends_b']) - len(set(s for t, s in j['sends_b'])))"; }
+below "held past the RTO: the first ACK of data sent once undoes the timeout (F-RTO)" \
+	"$(run "$HOLD" "0 if j['undos'] == 1 and j['spurious_rtos'] == 1 and j['undo_us'] == j['acks_b'][1] else 1")" 1
+below "held past the RTO: the undo restores the window and ssthresh of before the timeout" \
+	"$(run "$HOLD" "abs(j['cwnd_undo'] - j['cwnd_pre']) + abs(j['ssth_undo'] - j['ssth_pre']) if j['undos'] else 1e9")" 1
+below "held past the RTO: the undo leaves the loss state for the open state" \
+	"$(run "$HOLD" "j['state_undo'] if j['undos'] else 9")" 1
+below "held past the RTO: after the undo nothing but the head is resent" \
+	"$(run "$HOLD" "abs($(resends) - 1)")" 1
+
+# The same B with its first window and the probe lost on the wire: the
+# timeout's resend of the head is ACKed, F-RTO sends two new segments,
+# and their SACKs with the rest of the window still missing say the loss
+# was real (tcp_process_loss(), step 3.a): the window's segments are
+# resent, and the timeout is not undone.
+REAL="--segs-b=60 --drop=$(seq -s, 1 32)"
+below "a real timeout: F-RTO sends new data on the first ACK, finds the loss real, no undo" \
+	"$(run "$REAL" "0 if j['undos'] == 0 and [s for t, s in j['sends_b'][33:35]] == [33, 34] and $(resends) > 2 else 1")" 1
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
