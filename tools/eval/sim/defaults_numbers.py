@@ -275,6 +275,27 @@ def kind_ratio(kind, q, key="iter_mean_us", base="fq_codel"):
     return Range((min(v), max(v)))
 
 
+def repeated(kind, what="cells"):
+    """
+    Of the pairs of a row of KIND and a column of the profile table
+    (fq_codel and each of PROFILE_COLUMNS), how many ran the same on
+    every seed, every job's mean step alike ("repeated"), or how many
+    pairs there are ("cells").  A run draws nothing where neither the
+    workload nor the host's qdisc does, so its seeds repeat one sample.
+    """
+    cells = same = 0
+    for n in kind_rows(kind):
+        for q in ["fq_codel"] + PROFILE_COLUMNS:
+            try:
+                rs = dn.runs(n, q)
+            except LookupError:
+                continue
+            cells += 1
+            steps = {tuple(r["job_iter_mean_us"]) for r in rs}
+            same += len(rs) > 1 and len(steps) == 1
+    return {"cells": cells, "repeated": same}[what]
+
+
 def iter_ms(row, q, i, how="med"):
     """Iteration I (0-based) of ROW under Q, in ms, over seeds."""
     return stat([r["iter_us"][int(i)] / 1000 for r in dn.runs(row, q)], how)
@@ -294,6 +315,7 @@ def median_iter_ms(row, q, how="med"):
 
 NUMBERS = dict(dn.NUMBERS)
 NUMBERS.update({"target": target, "row_count": row_count, "kind_ratio": kind_ratio,
+                "repeated": repeated,
                 "iter_ms": dn.over_rows(iter_ms), "after_ms": dn.over_rows(after_ms),
                 "median_iter_ms": dn.over_rows(median_iter_ms)})
 TABLES = {"matrix": matrix, "profiles": profiles, "lossy": lossy, "targets": targets}
