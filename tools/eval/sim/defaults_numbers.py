@@ -241,6 +241,49 @@ def targets():
                  out)
 
 
+def comm_after(row, q, first=LEARN):
+    """The slowest step's communication from step FIRST on, x the drain time."""
+    v = comm_drain_worst(row, q, int(first))
+    if v is None:
+        raise LookupError(f"no drain time or no runs of {q!r} in {row!r}")
+    return v
+
+
+def steps_timed_out(row, q, first=LEARN):
+    """The steps from FIRST on that waited for a timeout, per run."""
+    v = timeouts_after(row, q, int(first))
+    if v is None:
+        raise LookupError(f"no runs of {q!r} in {row!r}")
+    return v
+
+
+# The defaults' columns of rows DO-, the window smaller in each.
+WINDOW_COLUMNS = [DEFAULTS, "desync:offset_max 3ms", "desync:offset_max 2ms",
+                  "desync:offset_max 1500us", "desync:offset_max 1ms"]
+
+
+def window():
+    """
+    Rows DO-: per incast and window, the slowest step's communication
+    after LEARN steps over the drain time, then the mean iteration over
+    every step in ms, and the steps after LEARN that waited for a
+    timeout (medians over seeds).
+    """
+    rows = []
+    for n in rows_of("DO"):
+        cells = [n[len("DO-"):], f"{format(dn.drain_ms(n))} ms"]
+        for q in WINDOW_COLUMNS:
+            if not has(n, q):
+                cells.append("-")
+                continue
+            cells.append(f"{format(comm_drain_worst(n, q, LEARN))}x; "
+                         f"{format(dn.val(n, q, 'iter_mean_ms'))} ms; "
+                         f"{format(timeouts_after(n, q, LEARN))}")
+        rows.append(cells)
+    heads = [f"`{q.partition(':')[2]}`" if ":" in q else "defaults" for q in WINDOW_COLUMNS]
+    return table(["incast", "drain time"] + heads, rows)
+
+
 def target(i, q=DEFAULTS):
     """Target I's value under column Q (for the prose)."""
     v = target_rows()[int(i)][3](q)
@@ -315,7 +358,9 @@ def median_iter_ms(row, q, how="med"):
 
 NUMBERS = dict(dn.NUMBERS)
 NUMBERS.update({"target": target, "row_count": row_count, "kind_ratio": kind_ratio,
-                "repeated": repeated,
+                "repeated": repeated, "comm_after": dn.over_rows(comm_after),
+                "timeouts_after": dn.over_rows(steps_timed_out),
                 "iter_ms": dn.over_rows(iter_ms), "after_ms": dn.over_rows(after_ms),
                 "median_iter_ms": dn.over_rows(median_iter_ms)})
-TABLES = {"matrix": matrix, "profiles": profiles, "lossy": lossy, "targets": targets}
+TABLES = {"matrix": matrix, "profiles": profiles, "lossy": lossy, "targets": targets,
+          "window": window}
