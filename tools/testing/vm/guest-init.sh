@@ -173,6 +173,8 @@ hostname desync-vm
 try "cannot bring up lo" ip link set dev lo up
 
 try "cannot stage the job" cp /job /guest-run.sh $R/run/desync/
+# guest-run.sh waits on it for the power-off; see there.
+try "cannot make the power-off fifo" mkfifo -m 0600 $R/run/desync/halt
 
 # shellcheck disable=SC2093 # the fallback runs only if exec fails
 exec switch_root $R /bin/bash /run/desync/guest-run.sh

@@ -11,11 +11,19 @@
 # shellcheck source=/dev/null
 . /run/desync/job
 
+# PID 1 must outlive the power-off: if it exits, the kernel panics with
+# "Attempted to kill init!".  Once the power-off has begun, devices shut
+# down under it and running a program from the 9p root may fail (6.1:
+# "sleep" not found, exit 127), so it waits with builtins only: a read
+# from the fifo guest-init.sh made in the tmpfs, opened for both ends so
+# that nothing ever arrives.
 poweroff_now()
 {
 	sync
 	echo o > /proc/sysrq-trigger
-	sleep 10
+	while :; do
+		read -r -t 10 <> /run/desync/halt
+	done
 }
 
 # Debian's packages and python3 first: /usr/local may hold other interpreters.

@@ -242,7 +242,9 @@ splats=
 rc=$(sed -n "s/^.*desync-vm-exit-$token \([0-9][0-9]*\)\$/\1/p" "$log" | tail -n 1)
 status=
 if ! splats=$("$VM_DIR/scan-log.sh" "$log"); then
-	echo "$ME: kernel splat in the console log (CMD ${rc:+exited $rc}${rc:-did not finish}):" >&2
+	what="did not finish"
+	[ -z "$rc" ] || what="exited $rc"
+	echo "$ME: kernel splat in the console log (CMD $what):" >&2
 	printf '%s\n' "$splats" | head -n 20 >&2
 	status=125
 elif [ $interrupted -eq 1 ] && [ -z "$rc" ]; then

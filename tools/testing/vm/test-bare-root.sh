@@ -9,9 +9,11 @@
 # The root is put together in a private mount namespace and shared through
 # DESYNC_VM_ROOT, so the machine's real root is left alone.  Passes when
 # the guest reaches its command and the guest kernel's modules, the tmpfs
-# directories and network namespaces work there, and its kernel panics
-# when stuck (run.sh).  Prints "ok"/"not ok" lines and "N passed,
-# N failed"; the boot's failure reason on failure.
+# directories and network namespaces work there, its kernel panics when
+# stuck (run.sh), and its PID 1 powers off with no program left to run
+# (a device shut down by the power-off may fail an exec).  Prints
+# "ok"/"not ok" lines and "N passed, N failed"; the boot's failure reason
+# on failure.
 #
 # Run inside the namespace by itself as: test-bare-root.sh --in-ns K
 
@@ -39,8 +41,27 @@ check tmpfs-dirs touch /tmp/x /root/x /mnt/x /var/tmp/x /run/x /dev/shm/x
 check netns sh -c "ip netns add t && ip netns del t"
 check panic-on-hang sh -c "cd /proc/sys/kernel && grep -qx 1 softlockup_panic &&
 	grep -qx 1 hung_task_panic && grep -qx 1 panic_on_rcu_stall"
+# Last: hold the power-off back and hide every program from PID 1, which
+# must wait all the same.  A real-time spinner, unthrottled, keeps the boot
+# CPU that runs the power-off for 4 s from when it starts spinning; PID 1
+# and this shell run on the other one.
+hold_boot_cpu() {
+	echo -1 > /proc/sys/kernel/sched_rt_runtime_us &&
+	taskset -p -c 1 1 > /dev/null && taskset -p -c 1 $$ > /dev/null || return
+	setsid chrt -f 99 timeout 4 chrt -f 98 taskset -c 0 sh -c \
+		"echo > /tmp/spinning; while :; do :; done" \
+		< /dev/null > /dev/null 2>&1 &
+	for i in $(seq 50); do
+		[ -e /tmp/spinning ] && return
+		sleep 0.1
+	done
+	return 1
+}
+check hold-poweroff hold_boot_cpu
+check hide-programs mount -t tmpfs -o mode=0755 nobin /usr/bin
 '
-CHECKS="modules-dir modprobe autoload tmpfs-dirs netns panic-on-hang"
+CHECKS="modules-dir modprobe autoload tmpfs-dirs netns panic-on-hang
+	hold-poweroff hide-programs"
 
 # Bind-mounts every entry of directory $1 into $2 except the names in $3...
 # Symbolic links are copied, so they resolve inside the new root.
@@ -103,7 +124,7 @@ if [ "${1:-}" = --in-ns ]; then
 fi
 
 k=${1:-6.12}
-is_short_kver "$k" || { sed -n '3,16s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+is_short_kver "$k" || { sed -n '3,17s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 need_pkgs util-linux
 # Fetch outside the namespace: the kernel cache is then complete before
 # the bare root is built.
@@ -117,6 +138,11 @@ unshare -m --propagation private "$0" --in-ns "$k" > "$out" 2>&1 || rc=$?
 n=0
 passed=0
 failed=0
+not_in()	# PATTERN FILE
+{
+	! grep -q -- "$1" "$2"
+}
+
 # Runs CMD and reports its status as test NAME.
 t()
 {
@@ -132,6 +158,7 @@ tr -d '\r' < "$out" > "$out.clean"
 for c in $CHECKS; do
 	t "$c" grep -qx "bare-check ok $c" "$out.clean"
 done
+t "powers off without a program" not_in 'Kernel panic' "$out.clean"
 t "run.sh exits 0" [ "$rc" -eq 0 ]
 if [ "$failed" -gt 0 ]; then
 	grep -B 5 '^bare-check fail' "$out.clean" | sed 's/^/# /' || true
