@@ -67,7 +67,45 @@ class LinuxHostQueueTag : public Tag
 	uint64_t key = 0;
 };
 
+/*
+ * PSH on a segment that ends an application's write (tcp_push() marks
+ * the write queue's tail at the end of every tcp_sendmsg() and before it
+ * waits for memory).  ns-3 builds the TCP header itself and never sets
+ * the flag, so the segment carries this tag instead.
+ */
+class LinuxPushTag : public Tag
+{
+  public:
+	static TypeId GetTypeId()
+	{
+		static TypeId tid = TypeId("ns3::LinuxPushTag")
+					    .SetParent<Tag>()
+					    .SetGroupName("Internet")
+					    .AddConstructor<LinuxPushTag>();
+		return tid;
+	}
+	TypeId GetInstanceTypeId() const override
+	{
+		return GetTypeId();
+	}
+	uint32_t GetSerializedSize() const override
+	{
+		return 0;
+	}
+	void Serialize(TagBuffer) const override
+	{
+	}
+	void Deserialize(TagBuffer) override
+	{
+	}
+	void Print(std::ostream &os) const override
+	{
+		os << "PSH";
+	}
+};
+
 NS_OBJECT_ENSURE_REGISTERED(LinuxHostQueueTag);
+NS_OBJECT_ENSURE_REGISTERED(LinuxPushTag);
 NS_OBJECT_ENSURE_REGISTERED(LinuxHostQueue);
 
 TypeId LinuxHostQueue::GetTypeId()
@@ -165,12 +203,17 @@ static uint32_t SegsOf(int64_t bytes, uint32_t mss)
  * a fork copies the connection, and the socket is the trace's own
  * argument.
  */
-static void TagHostQueue(Ptr<const Packet> p, const TcpHeader &, Ptr<const TcpSocketBase> s)
+static void TagTransmission(Ptr<const Packet> p, const TcpHeader &th,
+			    Ptr<const TcpSocketBase> s)
 {
 	Ptr<const LinuxTcpSocket> ls = DynamicCast<const LinuxTcpSocket>(s);
 	LinuxHostQueueTag tag;
 
-	if (!ls || !ls->TxKey())
+	if (!ls)
+		return;
+	if (p->GetSize() && ls->EndsWrite(th.GetSequenceNumber(), p->GetSize()))
+		p->AddPacketTag(LinuxPushTag());
+	if (!ls->TxKey())
 		return;
 	tag.key = ls->TxKey();
 	p->AddPacketTag(tag);
@@ -273,7 +316,7 @@ Ptr<Socket> LinuxTcpSocket::Create(Ptr<Node> node)
 	s->SetRecoveryAlgorithm(f.Create<TcpRecoveryOps>());
 	/* Delivers its segments and forked children as CreateSocket()'s. */
 	tcp->AddSocket(s);
-	s->TraceConnectWithoutContext("Tx", MakeCallback(&TagHostQueue));
+	s->TraceConnectWithoutContext("Tx", MakeCallback(&TagTransmission));
 	return s;
 }
 
@@ -290,6 +333,27 @@ LinuxTcpSocket::~LinuxTcpSocket()
 Ptr<TcpSocketBase> LinuxTcpSocket::Fork()
 {
 	return CopyObject<LinuxTcpSocket>(this);
+}
+
+/* Each write's end, for the PSH of the segment that carries it. */
+int LinuxTcpSocket::Send(Ptr<Packet> p, uint32_t flags)
+{
+	int n = TcpSocketBase::Send(p, flags);
+
+	if (n > 0)
+		m_writeEnds.push_back(m_txBuffer->TailSequence());
+	return n;
+}
+
+bool LinuxTcpSocket::EndsWrite(SequenceNumber32 seq, uint32_t len) const
+{
+	for (SequenceNumber32 e : m_writeEnds) {
+		if (e > seq + len)
+			break;
+		if (e > seq)
+			return true;
+	}
+	return false;
 }
 
 /* ---- jiffies ---- */
@@ -435,6 +499,8 @@ void LinuxTcpSocket::ArmRto()
 /* ns-3 restarts the timer on an ACK of new data, as Linux does. */
 void LinuxTcpSocket::NewAck(const SequenceNumber32 &seq, bool resetRTO)
 {
+	while (!m_writeEnds.empty() && m_writeEnds.front() <= seq)
+		m_writeEnds.pop_front();
 	TcpSocketBase::NewAck(seq, resetRTO);
 	if (m_retxEvent.IsRunning() && resetRTO && m_state != SYN_RCVD)
 		ArmRto();
@@ -1248,22 +1314,101 @@ void LinuxTcpSocket::DataRecvEvent()
 	m_lrcv = now;
 }
 
+/* TCP_MSS_DEFAULT and TCP_MIN_MSS, and the TCP header without options */
+static const uint32_t kMssDefault = 536;
+static const uint32_t kMinMss = 88;
+static const uint32_t kTcpHdr = 20;
+/* icsk_ack.pending's ICSK_ACK_PUSHED and ICSK_ACK_PUSHED2 */
+static const uint8_t kAckPushed = 1;
+static const uint8_t kAckPushed2 = 2;
+
+/*
+ * tcp_measure_rcv_mss(): the peer's segment size, from its full
+ * segments, and whether this one of @len bytes ends a write: a full
+ * segment with PSH, or one shorter than rcv_mss, unless it is as long
+ * as the one before (the peer's own segment size, smaller than
+ * assumed).  A second such segment before an ACK sets PUSHED2.  Linux
+ * counts the header with the payload against its bounds and takes its
+ * fixed part away again; the model's data segments all carry the same
+ * options, so @len is the payload and @hdr the header.
+ */
+void LinuxTcpSocket::MeasureRcvMss(uint32_t len, uint32_t hdr, bool psh)
+{
+	uint32_t lss = m_lastSegSize;
+
+	m_lastSegSize = 0;
+	if (len >= m_rcvMss) {
+		m_rcvMss = std::min(len, m_tcb->m_segmentSize);
+		if (psh)
+			m_pushed |= kAckPushed;
+		return;
+	}
+	if (len + hdr >= kMssDefault + kTcpHdr || (len + hdr >= kMinMss + kTcpHdr && !psh)) {
+		m_lastSegSize = len;
+		if (len == lss) {
+			m_rcvMss = len;
+			return;
+		}
+	}
+	if (m_pushed & kAckPushed)
+		m_pushed |= kAckPushed2;
+	m_pushed |= kAckPushed;
+}
+
+/*
+ * tcp_cleanup_rbuf(): once the application has read @copied bytes, an
+ * ACK the receiver still delays leaves at once if the read emptied the
+ * receive queue and a segment that ends a write (PUSHED, PUSHED2) came
+ * since the last ACK.  Linux skips PUSHED alone in pingpong mode, which
+ * a receiver enters by replying with data within the ATO; the model's
+ * connections carry data one way, so none does.  The other reason to
+ * ACK here, more than rcv_mss unacknowledged, ReceivedData() has already
+ * acted on.
+ */
+void LinuxTcpSocket::CleanupRbuf(uint32_t copied)
+{
+	if (m_inReceive || !copied || !m_delAckEvent.IsRunning())
+		return;
+	if (m_pushed && !m_tcb->m_rxBuffer->Size())
+		SendAckNow();
+}
+
+/* A read by the application, at any time: see CleanupRbuf(). */
+Ptr<Packet> LinuxTcpSocket::Recv(uint32_t maxSize, uint32_t flags)
+{
+	Ptr<Packet> p = TcpSocketBase::Recv(maxSize, flags);
+
+	if (p)
+		CleanupRbuf(p->GetSize());
+	return p;
+}
+
 /*
  * ns-3's TcpSocketBase::ReceivedData() with Linux's decision when to ACK
  * (tcp_data_queue(), __tcp_ack_snd_check()): at once for data out of
  * order, filling a hole, duplicate or out of the window, in quickack
- * mode, when more than one full segment is unacknowledged, or when
- * DCTCP's CE state changed (dctcp_ece_ack_update()); else after the
- * delayed-ACK timeout.
+ * mode, when more than rcv_mss is unacknowledged, or when DCTCP's CE
+ * state changed (dctcp_ece_ack_update()); else after the delayed-ACK
+ * timeout, or when the application's read of a segment that ends a
+ * write empties the queue (tcp_cleanup_rbuf()).  Linux decides in the
+ * softirq and the application reads later; ns-3 lets the application
+ * read from NotifyDataRecv(), before the decision, so what it read is
+ * acted on after it.
  */
 void LinuxTcpSocket::ReceivedData(Ptr<Packet> p, const TcpHeader &th)
 {
 	Ptr<TcpRxBuffer> rx = m_tcb->m_rxBuffer;
 	SequenceNumber32 before = rx->NextRxSequence();
 	uint32_t size = p->GetSize();
+	uint32_t copied = 0;
 	bool inOrder = th.GetSequenceNumber() == before;
 	Ptr<LinuxDctcp> dctcp = DynamicCast<LinuxDctcp>(m_congestionControl);
 	bool now = dctcp && dctcp->TakeCeChange();
+	LinuxPushTag psh;
+
+	/* tcp_initialize_rcv_mss(): at most TCP_MSS_DEFAULT until measured */
+	if (!m_rcvMss)
+		m_rcvMss = std::max(kMinMss, std::min(kMssDefault, m_tcb->m_segmentSize));
 
 	if (m_tcb->m_ecnState == TcpSocketState::ECN_IDLE)
 		m_demandCwr = false;
@@ -1282,11 +1427,18 @@ void LinuxTcpSocket::ReceivedData(Ptr<Packet> p, const TcpHeader &th)
 		SendAckNow();
 		return;
 	}
-	if (inOrder)
+	if (inOrder) {
 		DataRecvEvent();
+		MeasureRcvMss(size, th.GetSerializedSize(), p->PeekPacketTag(psh));
+	}
 	if (before < rx->NextRxSequence()) {
+		uint32_t avail = rx->Available();
+
+		m_inReceive = true;
 		if (!m_shutdownRecv)
 			NotifyDataRecv();
+		m_inReceive = false;
+		copied = avail - rx->Available();
 		if (rx->Finished() && !(th.GetFlags() & TcpHeader::FIN)) {
 			DoPeerClose();
 			return;
@@ -1295,11 +1447,13 @@ void LinuxTcpSocket::ReceivedData(Ptr<Packet> p, const TcpHeader &th)
 	now |= rx->Size() > rx->Available();			/* a hole remains */
 	now |= rx->NextRxSequence() > before + size;		/* filled one */
 	now |= m_quick > 0;
-	now |= rx->NextRxSequence() - m_rcvWup > static_cast<int32_t>(m_tcb->m_segmentSize);
-	if (now)
+	now |= rx->NextRxSequence() - m_rcvWup > static_cast<int32_t>(m_rcvMss);
+	if (now) {
 		SendAckNow();
-	else
-		SendDelayedAck();
+		return;
+	}
+	SendDelayedAck();
+	CleanupRbuf(copied);
 }
 
 /* An ACK now, with ECE while the CE state asks for it, as ns-3 sends one. */
@@ -1362,6 +1516,7 @@ void LinuxTcpSocket::AckSent()
 {
 	m_delAckEvent.Cancel();
 	m_delAckCount = 0;
+	m_pushed = 0;
 	m_rcvWup = m_tcb->m_rxBuffer->NextRxSequence();
 	if (m_quick && !--m_quick)
 		m_ato = ATO_MIN;

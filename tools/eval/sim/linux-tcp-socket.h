@@ -14,6 +14,7 @@
 #ifndef DESYNC_LINUX_TCP_SOCKET_H
 #define DESYNC_LINUX_TCP_SOCKET_H
 
+#include <deque>
 #include <map>
 #include <unordered_map>
 
@@ -127,6 +128,12 @@ class LinuxTcpSocket : public TcpSocketBase
 	{
 		return m_txKey;
 	}
+	/* Whether the segment of @len bytes from @seq ends a write (PSH). */
+	bool EndsWrite(SequenceNumber32 seq, uint32_t len) const;
+	using TcpSocketBase::Recv;
+	using TcpSocketBase::Send;
+	int Send(Ptr<Packet> p, uint32_t flags) override;
+	Ptr<Packet> Recv(uint32_t maxSize, uint32_t flags) override;
 
   protected:
 	Ptr<TcpSocketBase> Fork() override;
@@ -176,6 +183,8 @@ class LinuxTcpSocket : public TcpSocketBase
 	void FrtoSendNew();
 
 	void DataRecvEvent();
+	void MeasureRcvMss(uint32_t len, uint32_t hdr, bool psh);
+	void CleanupRbuf(uint32_t copied);
 	void IncrQuickAck(uint32_t max);
 	void EnterQuickAck(uint32_t max);
 	void SendAckNow();
@@ -256,6 +265,13 @@ class LinuxTcpSocket : public TcpSocketBase
 	uint64_t m_lrcv = 0;		/* jiffies of the last in-order data */
 	uint64_t m_delAckExpires = 0;
 	SequenceNumber32 m_rcvWup;	/* rcv_nxt when the last ACK left */
+	uint32_t m_rcvMss = 0;		/* rcv_mss; 0 until data arrives */
+	uint32_t m_lastSegSize = 0;	/* last_seg_size */
+	uint8_t m_pushed = 0;		/* ICSK_ACK_PUSHED, ICSK_ACK_PUSHED2 */
+	bool m_inReceive = false;	/* the application reads from ReceivedData() */
+
+	/* Where the application's writes ended and no ACK has passed yet. */
+	std::deque<SequenceNumber32> m_writeEnds;
 	bool m_demandCwr = false;	/* TCP_ECN_DEMAND_CWR */
 
 	/* tp->delivered_ce: segments newly delivered by ACKs with ECE */

@@ -18,10 +18,12 @@
  * from 40 on.  The object also tells the window and ssthresh before B's
  * first timeout and at an undo of it (TcpExtTCPLossUndo), and how many
  * undos and spurious timeouts (TcpExtTCPSpuriousRTOs) there were.
+ * --pause=MS has the receiving application stop reading for MS ms once
+ * it has read B, so that C arrives unread.
  *
  * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] [--ce-c] [--ce-b=SEG]
  *                 [--segs-b=N] [--segs-c=N] [--short-b=BYTES] [--hold-b=MS]
- *                 [--drop=SEG:NTH,...]
+ *                 [--pause=MS] [--drop=SEG:NTH,...]
  */
 #include <cstdlib>
 #include <iostream>
@@ -65,6 +67,36 @@ const uint32_t kMss = 1448;
 uint32_t g_segsB = 20;	/* --segs-b */
 uint32_t g_segsC = 1;
 uint32_t g_shortB = 0;
+
+/*
+ * The receiving application: reads all it can at once, except that with
+ * --pause=MS it stops for MS once Q, A and B are read, as tcp-vm-peer's
+ * receiver does, so that C waits unread.
+ */
+struct Reader {
+	Time pause;
+	uint64_t got = 0;
+	bool paused = false;
+	Time resume;
+} g_reader;
+
+void ReadAll(Ptr<Socket> r)
+{
+	Ptr<Packet> p;
+
+	if (Simulator::Now() < g_reader.resume)
+		return;
+	while ((p = r->Recv())) {
+		g_reader.got += p->GetSize();
+		if (g_reader.pause.IsPositive() && !g_reader.paused &&
+		    g_reader.got >= (1 + 20 + g_segsB) * kMss + g_shortB) {
+			g_reader.paused = true;
+			g_reader.resume = Simulator::Now() + g_reader.pause;
+			Simulator::Schedule(g_reader.pause, &ReadAll, r);
+			return;
+		}
+	}
+}
 
 /*
  * Drops the @nth transmission of segment @seg (1-based) of message B, or
@@ -310,12 +342,16 @@ int main(int argc, char **argv)
 		} else if (a.rfind("--hold-b=", 0) == 0 && std::atoi(a.c_str() + 9) >= 1 &&
 			   std::atoi(a.c_str() + 9) <= 3000) {
 			holdMs = std::atoi(a.c_str() + 9);
+		} else if (a.rfind("--pause=", 0) == 0 && std::atoi(a.c_str() + 8) >= 1 &&
+			   std::atoi(a.c_str() + 8) <= 3000) {
+			g_reader.pause = MilliSeconds(std::atoi(a.c_str() + 8));
 		} else if (a.rfind("--drop=", 0) == 0) {
 			drops = a.substr(7);
 		} else {
 			std::cerr << "usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] "
 				     "[--ce-c] [--ce-b=SEG] [--segs-b=N] [--segs-c=N] "
-				     "[--short-b=BYTES] [--hold-b=MS] [--drop=SEG:NTH,...]\n";
+				     "[--short-b=BYTES] [--hold-b=MS] [--pause=MS] "
+				     "[--drop=SEG:NTH,...]\n";
 			return 2;
 		}
 	}
@@ -371,10 +407,7 @@ int main(int argc, char **argv)
 	l->Listen();
 	l->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address &>(),
 			     MakeCallback(+[](Ptr<Socket> s, const Address &) {
-				     s->SetRecvCallback(MakeCallback(+[](Ptr<Socket> r) {
-					     while (r->Recv())
-						     ;
-				     }));
+				     s->SetRecvCallback(MakeCallback(&ReadAll));
 			     }));
 
 	g_run.tx = sock(0);

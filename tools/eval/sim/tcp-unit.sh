@@ -66,10 +66,16 @@ jiffies_us()
 below "first segment ACKed at once (quickack)" \
 	"$(run "" "j['ack_q_us'] - j['rtt_us']")" 100
 
-# Out of quickack mode a lone segment waits TCP_DELACK_MIN, 10 jiffies
+# Out of quickack mode a lone segment that ends a write (PSH), read at
+# once, is ACKed as the read empties the queue (tcp_measure_rcv_mss()
+# sets ICSK_ACK_PUSHED, tcp_cleanup_rbuf() acts on it).
+below "lone segment that ends a write, read at once, ACKed at once" \
+	"$(run "" "j['ack_c_us'] - j['rtt_us']")" 100
+
+# The same segment left unread waits TCP_DELACK_MIN, 10 jiffies
 # (tcp_send_delayed_ack()).
-check "lone segment ACKed after the delayed-ACK timeout" \
-	"$(run "" "j['ack_c_us'] - j['rtt_us']")" "$(jiffies_us 10)"
+check "lone segment not read ACKed after the delayed-ACK timeout" \
+	"$(run --pause=300 "j['ack_c_us'] - j['rtt_us']")" "$(jiffies_us 10)"
 
 # The same segment marked CE: DCTCP's CE state changes, and
 # dctcp_ece_ack_update() has it ACKed at once.

@@ -34,9 +34,8 @@ FIRST_C = FIRST_B + SEGS_B
 PHASES = range(0, 4000, 500)
 TOLERANCE = 0.25
 
-# Case: the drops (tcp-unit's --drop) and how long the kernel's receiver
-# stops reading once B is in (ms, 0 for never).  The model has no reader:
-# "push" and "delack" are one script there.
+# Case: the drops (tcp-unit's --drop) and how long the receiver stops
+# reading once B is in (ms, 0 for never; tcp-unit's --pause).
 CASES = {
     "push": ("", 0),
     "delack": ("", 300),
@@ -157,11 +156,13 @@ def kernel_runs(raw):
 
 
 def model_runs():
-    for case, (drops, _) in CASES.items():
+    for case, (drops, pause) in CASES.items():
         for phase in PHASES:
             cmd = [UNIT, "--tcp=linux", f"--rtt={RTT_US}", f"--phase={phase}"]
             if drops:
                 cmd.append(f"--drop={drops}")
+            if pause:
+                cmd.append(f"--pause={pause}")
             j = json.loads(subprocess.run(cmd, check=True, capture_output=True,
                                           text=True).stdout)
             yield {"source": "model", "case": case, "phase_us": phase, **j}
