@@ -245,6 +245,12 @@ TypeId LinuxTcpSocket::GetTypeId()
 						  BooleanValue(true),
 						  MakeBooleanAccessor(&LinuxTcpSocket::m_rack),
 						  MakeBooleanChecker())
+				    .AddAttribute("QuickAck",
+						  "The receiver ACKs every segment at once, as with "
+						  "ip route's quickack 1 (dst_quick_ack)",
+						  BooleanValue(false),
+						  MakeBooleanAccessor(&LinuxTcpSocket::m_quickAckRoute),
+						  MakeBooleanChecker())
 				    .AddAttribute("HostQueue",
 						  "No resend of a segment whose last transmission "
 						  "is still in the host (skb_still_in_host_queue())",
@@ -518,6 +524,20 @@ void LinuxTcpSocket::ReTxTimeout()
 	uint32_t ssthresh = m_tcb->m_ssThresh;
 	bool reduce = true;
 
+	/*
+	 * Linux has one transmit timer: scheduling the probe replaced the
+	 * RTO (tcp_reset_xmit_timer(ICSK_TIME_LOSS_PROBE)), and the probe
+	 * re-arms the RTO as it leaves.  Here the RTO keeps an event of its
+	 * own, so when both fall due at once (one segment out, whose probe
+	 * at 2 srtt + rto_min the RTO caps) the probe goes, not the RTO.
+	 */
+	if (!m_probeAt.IsZero() && m_probeAt <= Simulator::Now()) {
+		m_probeEvent.Cancel();
+		m_probeAt = Time(0);
+		SendLossProbe();
+		if (m_retxEvent.IsRunning())
+			return;
+	}
 	if (m_state != SYN_SENT && m_state != SYN_RCVD && m_txBuffer->Size())
 		m_icskRto = std::min<uint64_t>(RtoJiffies() << 1, 120 * m_hz);
 	if (data) {
@@ -796,8 +816,9 @@ void LinuxTcpSocket::FrtoSendNew()
  * without an srtt; never after the RTO would run: @advancingRto, on an
  * ACK, the whole RTO from now, else what is left of the running one.
  * The probe shares Linux's one transmit timer with the RTO; here the
- * RTO keeps its own event, which the probe, always due first, restarts
- * when it leaves (tcp_rearm_rto()).
+ * RTO keeps its own event, which the probe, never due later, restarts
+ * when it leaves (tcp_rearm_rto()); ReTxTimeout() sends the probe where
+ * both fall due at once.
  */
 bool LinuxTcpSocket::ScheduleLossProbe(bool advancingRto)
 {
@@ -1446,7 +1467,7 @@ void LinuxTcpSocket::ReceivedData(Ptr<Packet> p, const TcpHeader &th)
 	}
 	now |= rx->Size() > rx->Available();			/* a hole remains */
 	now |= rx->NextRxSequence() > before + size;		/* filled one */
-	now |= m_quick > 0;
+	now |= m_quick > 0 || m_quickAckRoute;		/* tcp_in_quickack_mode() */
 	now |= rx->NextRxSequence() - m_rcvWup > static_cast<int32_t>(m_rcvMss);
 	if (now) {
 		SendAckNow();

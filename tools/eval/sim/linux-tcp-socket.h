@@ -194,6 +194,7 @@ class LinuxTcpSocket : public TcpSocketBase
 	uint32_t m_hz = 250;
 	bool m_tlp = true;
 	bool m_rack = true;
+	bool m_quickAckRoute = false;	/* icsk_ack.dst_quick_ack */
 	Time m_tickPhase;		/* where in its tick the host's clock starts */
 	uint64_t m_icskRto = 0;	/* icsk_rto in jiffies; 0 until set */
 

@@ -19,11 +19,12 @@
  * first timeout and at an undo of it (TcpExtTCPLossUndo), and how many
  * undos and spurious timeouts (TcpExtTCPSpuriousRTOs) there were.
  * --pause=MS has the receiving application stop reading for MS ms once
- * it has read B, so that C arrives unread.
+ * it has read B, so that C arrives unread.  --quickack has the receiver
+ * ACK every segment at once, as ip route's quickack 1 does.
  *
  * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] [--ce-c] [--ce-b=SEG]
  *                 [--segs-b=N] [--segs-c=N] [--short-b=BYTES] [--hold-b=MS]
- *                 [--pause=MS] [--drop=SEG:NTH,...]
+ *                 [--pause=MS] [--quickack] [--drop=SEG:NTH,...]
  */
 #include <cstdlib>
 #include <iostream>
@@ -313,7 +314,7 @@ int main(int argc, char **argv)
 {
 	std::string tcp = "linux", drops;
 	uint64_t rttUs = 5000, phaseUs = 0, holdMs = 0;
-	bool ceC = false;
+	bool ceC = false, quickAck = false;
 	uint32_t ceB = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -345,12 +346,14 @@ int main(int argc, char **argv)
 		} else if (a.rfind("--pause=", 0) == 0 && std::atoi(a.c_str() + 8) >= 1 &&
 			   std::atoi(a.c_str() + 8) <= 3000) {
 			g_reader.pause = MilliSeconds(std::atoi(a.c_str() + 8));
+		} else if (a == "--quickack") {
+			quickAck = true;
 		} else if (a.rfind("--drop=", 0) == 0) {
 			drops = a.substr(7);
 		} else {
 			std::cerr << "usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] "
 				     "[--ce-c] [--ce-b=SEG] [--segs-b=N] [--segs-c=N] "
-				     "[--short-b=BYTES] [--hold-b=MS] [--pause=MS] "
+				     "[--short-b=BYTES] [--hold-b=MS] [--pause=MS] [--quickack] "
 				     "[--drop=SEG:NTH,...]\n";
 			return 2;
 		}
@@ -403,6 +406,8 @@ int main(int argc, char **argv)
 		return s;
 	};
 	Ptr<Socket> l = sock(1);
+	if (quickAck && tcp == "linux")
+		l->SetAttribute("QuickAck", BooleanValue(true));
 	l->Bind(InetSocketAddress(Ipv4Address::GetAny(), 5000));
 	l->Listen();
 	l->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address &>(),

@@ -115,6 +115,15 @@ check "the probe repairs the tail in one round trip" \
 	"$(run $TLP "j['done_b_us'] - $(t 0)")" $RTT_US
 below "no timeout where the probe repairs the loss" "$(run $TLP "j['rtos']")" 1
 
+# Every segment ACKed at once (ip route's quickack 1) and the last lost:
+# with one segment out the probe waits 2 srtt + rto_min, which the RTO
+# caps, so it leaves when the RTO would, and as a probe, not a timeout:
+# Linux's one transmit timer holds the probe then.
+QUICK="--quickack --drop=20"
+check "one segment out: the probe leaves at the RTO's time" \
+	"$(run "$QUICK" "$(t 0) - $(tack 0)")" "$(run "$QUICK" "$(avg "$(rto_j 0)")")"
+below "one segment out: a probe, not a timeout" "$(run "$QUICK" "j['rtos']")" 1
+
 # The last two lost: the probe resends the last, its SACK is the first
 # delivery sent after the other, which RACK then takes for lost one
 # round trip after the probe (the reordering window: min_rtt / 4 of

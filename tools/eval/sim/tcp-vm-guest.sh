@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Usage (inside the test VM, as root; tcp-vm.sh runs it):
-#   tcp-vm-guest.sh -o OUTDIR [-r REPS] CASE=DROPS[+PAUSE_MS][@HOLD_MS]...
+#   tcp-vm-guest.sh -o OUTDIR [-r REPS] CASE=DROPS[+PAUSE_MS][@HOLD_MS][/q]...
 #
 # tcp-unit's script on the kernel's own TCP: two network namespaces
 # joined by a veth pair, the receiver's ACKs delayed 5 ms by netem (the
@@ -13,9 +13,11 @@
 # B is in (tcp-vm-peer recv); with @HOLD_MS the sender's own qdisc holds
 # the first transmission of each of B's segments until about HOLD_MS ms
 # after B is written (tcp-unit's --hold-b), as desync holds a burst
-# start.  Runs every case REPS times, case after case within each
-# repetition, after one warm-up run that is not kept; each run's
-# capture, TCP_INFO and counters land in OUTDIR/CASE/REP.
+# start; with /q the receiver's route to the sender has quickack 1, so
+# it ACKs every segment at once (tcp-unit's --quickack).  Runs every
+# case REPS times, case after case within each repetition, after one
+# warm-up run that is not kept; each run's capture, TCP_INFO and
+# counters land in OUTDIR/CASE/REP.
 #
 # The drop is a u32 filter on the receiver's ingress that matches the
 # marker tcp-vm-peer writes at the start of each of B's segments, with a
@@ -47,7 +49,7 @@ reps=5
 
 usage()
 {
-	sed -n '3,23s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,20s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -88,10 +90,10 @@ net_down()
 	ip netns del $NB 2>/dev/null || true
 }
 
-# net_up DROPS [HOLD_MS]
+# net_up DROPS [HOLD_MS [QUICK]]
 net_up()
 {
-	local d seg nth prio=1 hold=${2:-}
+	local d seg nth prio=1 hold=${2:-} quick=${3:-}
 	declare -A first
 
 	net_down
@@ -109,6 +111,7 @@ net_up()
 	ip -n $NB link set dev b up
 	tc -n $NB qdisc add dev b root netem delay $RTT limit 10000
 	tc -n $NB qdisc add dev b clsact
+	[ -z "$quick" ] || ip -n $NB route add 10.9.0.1/32 dev b quickack 1
 
 	# The first K transmissions of each segment named, K its largest NTH.
 	for d in ${1//,/ }; do
@@ -137,16 +140,18 @@ net_up()
 	done
 }
 
-# run_one DROPS[+PAUSE_MS][@HOLD_MS] DIR
+# run_one DROPS[+PAUSE_MS][@HOLD_MS][/q] DIR
 run_one()
 {
-	local c=${1%@*} hold='' drops pause='' dir=$2 rpid cpid rc=0
+	local spec=${1%/q} c hold='' drops pause='' quick='' dir=$2 rpid cpid rc=0
 
-	[ "$c" = "$1" ] || hold=${1##*@}
+	[ "$spec" = "$1" ] || quick=1
+	c=${spec%@*}
+	[ "$c" = "$spec" ] || hold=${spec##*@}
 	drops=${c%%+*}
 	[ "$drops" = "$c" ] || pause=${c#*+}
 	mkdir -p "$dir"
-	net_up "$drops" "$hold"
+	net_up "$drops" "$hold" "$quick"
 	# shellcheck disable=SC2086 # no pause, no argument
 	ip netns exec $NB "$PEER" recv $PORT $pause > "$dir/recv.out" 2> "$dir/recv.log" &
 	rpid=$!

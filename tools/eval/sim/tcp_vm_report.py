@@ -34,14 +34,17 @@ FIRST_C = FIRST_B + SEGS_B
 PHASES = range(0, 4000, 500)
 TOLERANCE = 0.25
 
-# Case: the drops (tcp-unit's --drop) and how long the receiver stops
-# reading once B is in (ms, 0 for never; tcp-unit's --pause).
+# Case: the drops (tcp-unit's --drop), how long the receiver stops
+# reading once B is in (ms, 0 for never; tcp-unit's --pause), and
+# whether it ACKs every segment at once (ip route's quickack 1;
+# tcp-unit's --quickack).
 CASES = {
-    "push": ("", 0),
-    "delack": ("", 300),
-    "tlp": ("20", 0),
-    "rack": ("19,20", 0),
-    "lostprobe": ("20:1,20:2,20:3", 0),
+    "push": ("", 0, False),
+    "delack": ("", 300, False),
+    "tlp": ("20", 0, False),
+    "tlpq": ("20", 0, True),
+    "rack": ("19,20", 0, False),
+    "lostprobe": ("20:1,20:2,20:3", 0, False),
 }
 
 
@@ -67,6 +70,8 @@ METRICS = {
                "tcp_send_delayed_ack()", lambda j: j["ack_c_us"] - j["rtt_us"]),
     "pto": ("tlp", "last segment lost: the probe after the last ACK",
             "tcp_schedule_loss_probe()", lambda j: t(j, 0) - tack(j, 0)),
+    "pto_one": ("tlpq", "every segment ACKed at once, last lost: the probe after the last ACK",
+                "tcp_schedule_loss_probe()", lambda j: t(j, 0) - tack(j, 0)),
     "tlp_repair": ("tlp", "the probe's ACK ends the episode",
                    "tcp_process_tlp_ack()", lambda j: j["done_b_us"] - t(j, 0)),
     "rack": ("rack", "last two lost: the other resent after the probe",
@@ -156,13 +161,15 @@ def kernel_runs(raw):
 
 
 def model_runs():
-    for case, (drops, pause) in CASES.items():
+    for case, (drops, pause, quick) in CASES.items():
         for phase in PHASES:
             cmd = [UNIT, "--tcp=linux", f"--rtt={RTT_US}", f"--phase={phase}"]
             if drops:
                 cmd.append(f"--drop={drops}")
             if pause:
                 cmd.append(f"--pause={pause}")
+            if quick:
+                cmd.append("--quickack")
             j = json.loads(subprocess.run(cmd, check=True, capture_output=True,
                                           text=True).stdout)
             yield {"source": "model", "case": case, "phase_us": phase, **j}
@@ -221,7 +228,8 @@ def table(recs):
 
 def main(argv):
     if argv[1:] == ["--cases"]:
-        print(" ".join(f"{c}={d}" + (f"+{p}" if p else "") for c, (d, p) in CASES.items()))
+        print(" ".join(f"{c}={d}" + (f"+{p}" if p else "") + ("/q" if q else "")
+                       for c, (d, p, q) in CASES.items()))
         return 0
     if len(argv) != 3:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
