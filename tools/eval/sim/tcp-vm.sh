@@ -4,9 +4,10 @@
 # Usage: tcp-vm.sh [-r REPS] [-o OUTDIR] [KERNEL...]
 #
 # Issue #14's unit check on the real kernel: tcp-unit's scripts (a lone
-# segment's ACK, a tail loss, two lost at the tail, a lost probe) run on
-# each KERNEL's own TCP in the test VM (tcp-vm-guest.sh, REPS runs of
-# each, default 5), and in the model (tcp-unit at eight jiffy phases);
+# segment's ACK, a tail loss, the same with every segment ACKed at
+# once, two lost at the tail, a lost probe) run on each KERNEL's own
+# TCP in the test VM (tcp-vm-guest.sh, REPS runs of each, default 5),
+# and in the model (tcp-unit at eight jiffy phases);
 # tcp_vm_report.py writes OUTDIR (default results/sim-tcp-vm) with
 # results.jsonl, table.md and RUN.  KERNELs default to Debian's 6.1 and
 # 6.12.  A calibration, not a test: nothing fails on a disagreement.
