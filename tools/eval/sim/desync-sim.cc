@@ -168,6 +168,7 @@ class Cluster : public WorkloadNet
 	Time m_t0;
 	uint64_t m_rtos = 0;
 	uint64_t m_probes = 0;	/* tail loss probes (--tcp=linux) */
+	uint64_t m_rtoMinProbes = 0;	/* ... that waited rto_min or more */
 	uint64_t m_rtxHostq = 0;	/* resends refused as still in the host (--tcp=linux) */
 	uint64_t m_linkLosses = 0;
 	uint32_t m_startCwndMax = 0;	/* bytes: the largest window a message started with */
@@ -692,6 +693,9 @@ void Cluster::OpenSocket(uint32_t c, std::function<void()> up)
 		s->TraceConnectWithoutContext(
 			"LossProbe", MakeBoundCallback(+[](uint64_t *n) { ++*n; }, &m_probes));
 		s->TraceConnectWithoutContext(
+			"RtoMinProbe",
+			MakeBoundCallback(+[](uint64_t *n) { ++*n; }, &m_rtoMinProbes));
+		s->TraceConnectWithoutContext(
 			"SpuriousRtxHostQueues",
 			MakeBoundCallback(+[](uint64_t *n) { ++*n; }, &m_rtxHostq));
 		s->TraceConnectWithoutContext(
@@ -1090,6 +1094,7 @@ void Cluster::Report(double wallS)
 	for (size_t i = 0; i < iters.size(); i++)
 		js << (i ? ", " : "") << iters[i];
 	js << "], \"rtos\": " << m_rtos << ", \"probes\": " << m_probes
+	   << ", \"probes_rto_min\": " << m_rtoMinProbes
 	   << ", \"rtx_hostq\": " << m_rtxHostq
 	   << ", \"drops\": " << drops
 	   << ", \"ce_marks\": " << marks << ", \"queue_peak_bytes\": " << peak

@@ -266,6 +266,11 @@ TypeId LinuxTcpSocket::GetTypeId()
 				    .AddTraceSource("LossProbe", "A tail loss probe left",
 						    MakeTraceSourceAccessor(&LinuxTcpSocket::m_probeTrace),
 						    "ns3::TracedCallback::Void")
+				    .AddTraceSource("RtoMinProbe",
+						    "A tail loss probe left at least rto_min after "
+						    "it was armed: it cost what a timeout costs",
+						    MakeTraceSourceAccessor(&LinuxTcpSocket::m_rtoMinProbeTrace),
+						    "ns3::TracedCallback::Void")
 				    .AddTraceSource("SpuriousRtxHostQueues",
 						    "A resend found the segment still in the host "
 						    "(TcpExtTCPSpuriousRtxHostQueues)",
@@ -850,6 +855,7 @@ bool LinuxTcpSocket::ScheduleLossProbe(bool advancingRto)
 		timeout = std::min(timeout, UsecsToJiffies(rtoDeltaUs));
 
 	/* One event, moved only when the probe falls due earlier. */
+	m_probeArmed = Simulator::Now();
 	m_probeAt = Simulator::Now() + TimerDelay(Jiffies(Simulator::Now()) + timeout);
 	if (!m_probeEvent.IsRunning() || m_probeEventAt > m_probeAt) {
 		m_probeEvent.Cancel();
@@ -914,6 +920,8 @@ void LinuxTcpSocket::SendLossProbe()
 	}
 	m_inProbe = false;
 	m_probeTrace();
+	if (Simulator::Now() - m_probeArmed >= m_minRto)
+		m_rtoMinProbeTrace();
 	m_tlpOut = true;
 	m_tlpHighSeq = m_tcb->m_highTxMark;
 	ArmRto();

@@ -216,6 +216,8 @@ class LinuxTcpSocket : public TcpSocketBase
 	bool m_inProbe = false;
 	SequenceNumber32 m_tlpHighSeq;
 	TracedCallback<> m_probeTrace;	/* LINUX_MIB_TCPLOSSPROBES */
+	Time m_probeArmed;		/* when m_probeAt was last set */
+	TracedCallback<> m_rtoMinProbeTrace;	/* ... of those, after rto_min or more */
 
 	/* RACK (tp->rack): the segments out, by sequence, as the tsorted list */
 	struct Seg {

@@ -254,6 +254,20 @@ else
 	not_ok "--lossRate loses on the host uplinks, counted as link_losses, and every byte arrives"
 fi
 
+# 500 senders of 5000 bytes at once: tails lost with one segment out
+# wait 2 srtt + rto_min for the probe, which the RTO caps; they count
+# as probes that waited rto_min, not as timeouts.
+if "$SIM" --scenario=burst --hosts=500 --hostsPerTor=250 --spines=1 --hostRate=10Gbps \
+	--fabricRate=100Gbps --buffer=2MB --ecnK=97500 --msg=5000 --compute=5ms --iters=1 \
+	--timeLimit=10s --hostQdisc=fq_codel --json="$OUT/probes.json" >/dev/null &&
+   [ "$(field "$OUT/probes.json" rtos)" -eq 0 ] &&
+   [ "$(field "$OUT/probes.json" probes_rto_min)" -gt 0 ] &&
+   [ "$(field "$OUT/probes.json" probes_rto_min)" -le "$(field "$OUT/probes.json" probes)" ]; then
+	ok "a tail probe the RTO caps counts in probes_rto_min, not as a timeout"
+else
+	not_ok "a tail probe the RTO caps counts in probes_rto_min, not as a timeout"
+fi
+
 # The Linux socket's timers and ACKs against Linux's formulas, one
 # connection with chosen segments dropped.
 if unit=$("$SIM_DIR/tcp-unit.sh"); then

@@ -17,7 +17,8 @@
  * --segs-b=N makes B N segments (20), more than the window takes at once
  * from 40 on.  The object also tells the window and ssthresh before B's
  * first timeout and at an undo of it (TcpExtTCPLossUndo), and how many
- * undos and spurious timeouts (TcpExtTCPSpuriousRTOs) there were.
+ * undos and spurious timeouts (TcpExtTCPSpuriousRTOs) there were, and
+ * how many probes, of which how many waited rto_min or more.
  * --pause=MS has the receiving application stop reading for MS ms once
  * it has read B, so that C arrives unread.  --quickack has the receiver
  * ACK every segment at once, as ip route's quickack 1 does.
@@ -216,6 +217,7 @@ struct Run {
 	int64_t cwndUndo = -1, ssthUndo = -1, stateUndo = -1;	/* at the first undo */
 	Time undo;
 	uint32_t state = 0, undos = 0, spurious = 0;
+	uint32_t probes = 0, rtoMinProbes = 0;
 };
 
 Run g_run;
@@ -452,6 +454,12 @@ int main(int argc, char **argv)
 	g_run.tx->TraceConnectWithoutContext("SpuriousRto", MakeCallback(+[]() {
 		g_run.spurious++;
 	}));
+	g_run.tx->TraceConnectWithoutContext("LossProbe", MakeCallback(+[]() {
+		g_run.probes++;
+	}));
+	g_run.tx->TraceConnectWithoutContext("RtoMinProbe", MakeCallback(+[]() {
+		g_run.rtoMinProbes++;
+	}));
 	g_run.tx->TraceConnectWithoutContext("SpuriousRtxHostQueues", MakeCallback(+[]() {
 		g_run.busy.push_back(Simulator::Now());
 	}));
@@ -490,7 +498,8 @@ int main(int argc, char **argv)
 	   << ", \"ack_c_us\": " << (g_run.ackC.IsZero() ? -1 : Us(g_run.ackC - g_run.sentC))
 	   << ", \"done_c_us\": " << (g_run.ackC.IsZero() ? -1 : Us(g_run.ackC - g_run.writeC))
 	   << ", \"rtos\": " << g_run.rtos << ", \"undos\": " << g_run.undos
-	   << ", \"spurious_rtos\": " << g_run.spurious << ", \"cwnd_pre\": " << g_run.cwndPre
+	   << ", \"spurious_rtos\": " << g_run.spurious << ", \"probes\": " << g_run.probes
+	   << ", \"probes_rto_min\": " << g_run.rtoMinProbes << ", \"cwnd_pre\": " << g_run.cwndPre
 	   << ", \"ssth_pre\": " << g_run.ssthPre << ", \"cwnd_undo\": " << g_run.cwndUndo
 	   << ", \"ssth_undo\": " << g_run.ssthUndo << ", \"state_undo\": " << g_run.stateUndo
 	   << ", \"undo_us\": " << (g_run.undo.IsZero() ? -1 : Us(g_run.undo - g_run.startB))

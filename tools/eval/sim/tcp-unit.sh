@@ -123,6 +123,12 @@ QUICK="--quickack --drop=20"
 check "one segment out: the probe leaves at the RTO's time" \
 	"$(run "$QUICK" "$(t 0) - $(tack 0)")" "$(run "$QUICK" "$(avg "$(rto_j 0)")")"
 below "one segment out: a probe, not a timeout" "$(run "$QUICK" "j['rtos']")" 1
+# Counted as a probe that waited rto_min (probes_rto_min), which the
+# probe after 2 srtt + 2 ms is not.
+below "one segment out: the probe counts as one that waited rto_min" \
+	"$(run "$QUICK" "abs(j['probes_rto_min'] - 1) + abs(j['probes'] - 1)")" 1
+below "two segments out: the probe does not count as one that waited rto_min" \
+	"$(run "$TLP" "abs(j['probes_rto_min']) + abs(j['probes'] - 1)")" 1
 
 # The last two lost: the probe resends the last, its SACK is the first
 # delivery sent after the other, which RACK then takes for lost one
