@@ -534,12 +534,11 @@ void LinuxTcpSocket::ReTxTimeout()
 	 * RTO (tcp_reset_xmit_timer(ICSK_TIME_LOSS_PROBE)), and the probe
 	 * re-arms the RTO as it leaves.  Here the RTO keeps an event of its
 	 * own, so when both fall due at once (one segment out, whose probe
-	 * at 2 srtt + rto_min the RTO caps) the probe goes, not the RTO.
+	 * at 2 srtt + rto_min the RTO caps) the probe's timer runs first.
 	 */
 	if (!m_probeAt.IsZero() && m_probeAt <= Simulator::Now()) {
 		m_probeEvent.Cancel();
-		m_probeAt = Time(0);
-		SendLossProbe();
+		LossProbeTimer();
 		if (m_retxEvent.IsRunning())
 			return;
 	}

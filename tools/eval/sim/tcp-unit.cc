@@ -78,8 +78,7 @@ uint32_t g_shortB = 0;
 struct Reader {
 	Time pause;
 	uint64_t got = 0;
-	bool paused = false;
-	Time resume;
+	Time resume;		/* when the pause ends; 0 before it began */
 } g_reader;
 
 void ReadAll(Ptr<Socket> r)
@@ -90,9 +89,8 @@ void ReadAll(Ptr<Socket> r)
 		return;
 	while ((p = r->Recv())) {
 		g_reader.got += p->GetSize();
-		if (g_reader.pause.IsPositive() && !g_reader.paused &&
+		if (g_reader.pause.IsPositive() && g_reader.resume.IsZero() &&
 		    g_reader.got >= (1 + 20 + g_segsB) * kMss + g_shortB) {
-			g_reader.paused = true;
 			g_reader.resume = Simulator::Now() + g_reader.pause;
 			Simulator::Schedule(g_reader.pause, &ReadAll, r);
 			return;
