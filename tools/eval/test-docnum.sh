@@ -139,5 +139,25 @@ rc=$?
 grep -q '^Documentation/options.md:3: expected 3ms, found ' "$tmp/out"
 result $(( rc == 0 || $? != 0 )) "a changed default fails the page that states the old one"
 
+# The defaults' study files rows by fq_codel's stalls: a row whose
+# fq_codel lost a tail with one segment out, repaired by a probe that
+# waited rto_min and never by a timeout, collapses; a row with neither
+# is quiet.
+mkdir -p "$tmp/d"
+# shellcheck disable=SC2016 # Python's own quoting, literal
+printf '%s\n' \
+	'{"name": "probed", "row": 1, "host_qdisc": "fq_codel", "seed": 1, "rtos": 0, "probes_rto_min": 3, "drops": 0}' \
+	'{"name": "calm", "row": 2, "host_qdisc": "fq_codel", "seed": 1, "rtos": 0, "probes_rto_min": 0, "drops": 0}' \
+	'{"name": "old", "row": 3, "host_qdisc": "fq_codel", "seed": 1, "rtos": 2, "drops": 9}' \
+	> "$tmp/d/results.jsonl"
+PYTHONPATH=$REPO_ROOT/tools/eval/sim python3 -c '
+import sys
+import defaults_numbers as d
+d.load(sys.argv[1])
+assert d.kind_rows("collapsing") == ["probed", "old"], d.kind_rows("collapsing")
+assert d.kind_rows("quiet") == ["calm"], d.kind_rows("quiet")
+' "$tmp/d"
+result $? "a row whose fq_codel stalls on probes alone collapses"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

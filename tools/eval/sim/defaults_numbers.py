@@ -9,9 +9,12 @@ loss (`arm loss`, the defaults between).
 Read by tools/eval/docnum.py.  The runs are read and paired by seed as
 doc_numbers.py reads them (its val(), ratio() and the rest are this
 study's numbers too); this module adds the tables and the targets of the
-defaults: which rows count as quiet (fq_codel neither drops nor times
-out in any seed) and which as collapsing (fq_codel times out in every
-seed) is read off fq_codel's own runs, never named by hand.
+defaults: which rows count as quiet (fq_codel neither drops nor stalls
+in any seed) and which as collapsing (fq_codel stalls in every seed) is
+read off fq_codel's own runs, never named by hand.  A stall is a
+retransmit timeout or a tail loss probe that waited rto_min: where one
+segment is in flight Linux sends the probe the RTO would have met, so a
+tail lost there costs rto_min without a timeout.
 """
 import statistics
 
@@ -43,13 +46,14 @@ def rows_of(kind):
 
 
 def quiet(row):
-    """fq_codel neither dropped nor timed out in any seed of ROW."""
-    return all(r["drops"] == 0 and r["rtos"] == 0 for r in dn.runs(row, "fq_codel"))
+    """fq_codel neither dropped nor stalled in any seed of ROW."""
+    return all(r["drops"] == 0 and dn.metric(r, "stalls") == 0
+               for r in dn.runs(row, "fq_codel"))
 
 
 def collapsing(row):
-    """fq_codel timed out in every seed of ROW."""
-    return all(r["rtos"] > 0 for r in dn.runs(row, "fq_codel"))
+    """fq_codel stalled in every seed of ROW."""
+    return all(dn.metric(r, "stalls") > 0 for r in dn.runs(row, "fq_codel"))
 
 
 def has(row, *qdiscs):
@@ -61,7 +65,7 @@ def has(row, *qdiscs):
 
 
 def counts(row, q):
-    return (f"({format(dn.val(row, q, 'rtos', 'range'))}; "
+    return (f"({format(dn.val(row, q, 'stalls', 'range'))}; "
             f"{format(dn.val(row, q, 'drops', 'range'))})")
 
 
@@ -78,13 +82,13 @@ def matrix():
             cells.append(f"{format(dn.ratio(n, q, 'iter_mean_us', 'spread'))}x "
                          + counts(n, q))
         out.append([f"`{n}`"] + cells)
-    return table(["row", "fq_codel: mean iteration (RTOs; drops per run)"] +
+    return table(["row", "fq_codel: mean iteration (stalls; drops per run)"] +
                  [f"`{q}` / fq_codel" for q in MATRIX_COLUMNS], out)
 
 
 def profiles():
     """Rows P-: each job's mean step under fq_codel, every column over it."""
-    return dn.profiles(PROFILE_COLUMNS)
+    return dn.profiles(PROFILE_COLUMNS, "stalls")
 
 
 def lossy():
@@ -98,7 +102,7 @@ def lossy():
                     + counts(n, "fq_codel")] +
                    [f"{format(dn.ratio(n, q, 'iter_mean_us', 'spread'))}x {counts(n, q)}"
                     for q in cols])
-    return table(["row", "fq_codel: mean iteration (RTOs; drops per run)"] +
+    return table(["row", "fq_codel: mean iteration (stalls; drops per run)"] +
                  [f"`{q}` / fq_codel" for q in cols], out)
 
 

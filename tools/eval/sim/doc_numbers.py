@@ -65,7 +65,8 @@ def runs(row, q):
 def metric(r, key):
     """
     A metric of one run; NAME_ms is NAME_us in milliseconds, NAME.I the
-    I-th entry of a list (job_iter_mean_ms.1: the second job's step).
+    I-th entry of a list (job_iter_mean_ms.1: the second job's step),
+    "stalls" the retransmit timeouts and the probes that waited rto_min.
     """
     name, dot, i = key.rpartition(".")
     if dot and i.isdigit():
@@ -76,6 +77,10 @@ def metric(r, key):
         return r[key[:-3] + "_us"] / 1000
     if key == "queue_peak_kb":
         return r["queue_peak_bytes"] / 1000
+    if key == "stalls":
+        # A tail loss probe that waited rto_min stalls its sender as long
+        # as a timeout does; runs of models without probes have none.
+        return r["rtos"] + r.get("probes_rto_min", 0)
     return r[key]
 
 
@@ -458,13 +463,17 @@ def job_stalls(row, q, job=0):
 NUMBERS.update({"job_ratio": over_rows(job_ratio), "job_stalls": over_rows(job_stalls)})
 
 
-def profiles(columns=None):
-    """Rows P-: desync and the baselines (COLUMNS) on the scaled job profiles."""
+def profiles(columns=None, count="rtos"):
+    """
+    Rows P-: desync and the baselines (COLUMNS) on the scaled job
+    profiles, with COUNT ("rtos", or "stalls" where probes count) and
+    the drops per run.
+    """
     columns = columns or PROFILE_COLUMNS
     rows = []
     for label, n, i in profile_rows():
         def counts(q):
-            return (f"({format(val(n, q, 'rtos', 'range'))}; "
+            return (f"({format(val(n, q, count, 'range'))}; "
                     f"{format(val(n, q, 'drops', 'range'))})")
         cells = [f"{format(val(n, 'fq_codel', f'job_iter_mean_ms.{i}', 'spread'))} ms "
                  + counts("fq_codel")]
@@ -476,7 +485,8 @@ def profiles(columns=None):
             c = f"{format(job_ratio(n, q, i))}x {counts(q)}"
             cells.append(c + (f", stalled in {k} of {m}" if k else ""))
         rows.append([label] + cells)
-    return table(["profile", "fq_codel: mean step (RTOs; drops per run)"] +
+    what = {"rtos": "RTOs", "stalls": "stalls"}[count]
+    return table(["profile", f"fq_codel: mean step ({what}; drops per run)"] +
                  [f"`{q}` / fq_codel" for q in columns], rows)
 
 

@@ -32,6 +32,8 @@ METRICS = [
     ("ce_marks", "CE marks"),
 ]
 ROW6 = [("goodput_gbps", "goodput (Gbit/s)"), ("jain", "Jain's index")]
+# Tail loss probes that waited rto_min, where the model counts them.
+PROBES = [("probes_rto_min", "probes after rto_min")]
 # Faulty uplinks: what was lost there and what the hosts marked.
 LOSSY = [("link_losses", "uplink losses"), ("host_ce_marks", "host CE marks")]
 # Baselines: the window a message started with, and the hosts' marks.
@@ -177,7 +179,8 @@ def main():
     for name in names:
         row = [r for r in recs if r["name"] == name]
         rown = row[0]["row"]
-        metrics = (METRICS + (ROW6 if rown == 6 else []) + (LOSSY if rown == "L" else []) +
+        metrics = (METRICS + (PROBES if "probes_rto_min" in row[0] else []) +
+                   (ROW6 if rown == 6 else []) + (LOSSY if rown == "L" else []) +
                    (BASE if rown == "B" else []) + job_metrics(row[0]))
         qdiscs = [q for q in QDISCS if any(r["host_qdisc"] == q for r in row)]
         qdiscs += sorted({r["host_qdisc"] for r in row} - set(qdiscs))
