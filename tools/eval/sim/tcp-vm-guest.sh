@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Usage (inside the test VM, as root; tcp-vm.sh runs it):
-#   tcp-vm-guest.sh -o OUTDIR [-r REPS] CASE=DROPS[+PAUSE_MS][@HOLD_MS][/q]...
+#   tcp-vm-guest.sh -o OUTDIR [-r REPS] [-t CASE] CASE=DROPS[+PAUSE_MS][@HOLD_MS][/q]...
 #
 # tcp-unit's script on the kernel's own TCP: two network namespaces
 # joined by a veth pair, the receiver's ACKs delayed 5 ms by netem (the
@@ -17,7 +17,11 @@
 # it ACKs every segment at once (tcp-unit's --quickack).  Runs every
 # case REPS times, case after case within each repetition, after one
 # warm-up run that is not kept; each run's capture, TCP_INFO and
-# counters land in OUTDIR/CASE/REP.
+# counters land in OUTDIR/CASE/REP.  With -t CASE, CASE then runs REPS
+# times more into OUTDIR/traced/CASE/REP, under bpftrace's
+# tcp-vm-rcv.bt (OUTDIR/traced/rcv-trace.txt: the receiver's window and
+# ACK state after each segment); apart, since the probes slow every
+# segment the emulated receiver takes.
 #
 # The drop is a u32 filter on the receiver's ingress that matches the
 # marker tcp-vm-peer writes at the start of each of B's segments, with a
@@ -46,17 +50,19 @@ PAYLOAD_OFF=52
 
 out=
 reps=5
+trace=
 
 usage()
 {
-	sed -n '3,20s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,23s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
-while getopts "o:r:" opt; do
+while getopts "o:r:t:" opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	r) reps=$OPTARG ;;
+	t) trace=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -71,12 +77,13 @@ log()
 	echo "tcp-vm-guest: $*" >&2
 }
 
-# Waits up to 20 s for FILE to hold a line starting with TEXT.
+# wait_line FILE TEXT [SECONDS]: waits up to SECONDS (20) for FILE to
+# hold a line starting with TEXT.
 wait_line()
 {
 	local i
 
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < ${3:-20} * 10; i++)); do
 		grep -q "^$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
@@ -191,4 +198,25 @@ for ((rep = 1; rep <= reps; rep++)); do
 		}
 	done
 done
+[ -n "$trace" ] || exit $fail
+spec=-
+for c in "$@"; do
+	[ "${c%%=*}" != "$trace" ] || spec=${c#*=}
+done
+[ "$spec" != - ] || { log "no case $trace"; exit 1; }
+mkdir -p "$out/traced"
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+bpftrace "$HERE/tcp-vm-rcv.bt" > "$out/traced/rcv-trace.txt" 2>&1 &
+tpid=$!
+# bpftrace compiles its program first: slow under emulation.
+wait_line "$out/traced/rcv-trace.txt" Attaching 120 || exit 1
+for ((rep = 1; rep <= reps; rep++)); do
+	log "$trace traced $rep/$reps"
+	run_one "$spec" "$out/traced/$trace/$rep" || {
+		log "$trace traced $rep failed"
+		fail=1
+	}
+done
+kill -INT "$tpid"
+wait "$tpid" || fail=1
 exit $fail

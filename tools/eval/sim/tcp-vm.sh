@@ -7,7 +7,9 @@
 # segment's ACK, a tail loss, the same with every segment ACKed at
 # once, two lost at the tail, a lost probe) run on each KERNEL's own
 # TCP in the test VM (tcp-vm-guest.sh, REPS runs of each, default 5),
-# and in the model (tcp-unit at eight jiffy phases);
+# and in the model (tcp-unit at eight jiffy phases); then the lone
+# segment's case again with bpftrace following the kernel receiver's
+# window and ACK state (tcp-vm-rcv.bt);
 # tcp_vm_report.py writes OUTDIR (default results/sim-tcp-vm) with
 # results.jsonl, table.md and RUN.  KERNELs default to Debian's 6.1 and
 # 6.12.  A calibration, not a test: nothing fails on a disagreement.
@@ -15,6 +17,8 @@
 set -euo pipefail
 SIM_DIR=$(dirname "$(readlink -f "$0")")
 REPO=$(cd "$SIM_DIR/../../.." && pwd -P)
+# shellcheck source=tools/lib/common.sh
+source "$REPO/tools/lib/common.sh"
 
 reps=5
 out=$REPO/results/sim-tcp-vm
@@ -23,7 +27,7 @@ while getopts "r:o:" opt; do
 	case $opt in
 	r) reps=$OPTARG ;;
 	o) out=$OPTARG ;;
-	*) sed -n '3,13s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '3,14s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -31,6 +35,8 @@ shift $((OPTIND - 1))
 
 t0=$SECONDS
 nice -n 10 make -s -C "$SIM_DIR" tcp-unit tcp-vm-peer
+# The guest runs the host's own root, bpftrace included.
+need_pkgs bpftrace
 # The guest writes into the repository share; its /tmp is its own.
 raw=$REPO/build/tcp-vm
 rm -rf "$raw"
@@ -39,7 +45,7 @@ read -ra cases <<< "$("$SIM_DIR/tcp_vm_report.py" --cases)"
 cd "$REPO"
 for k in "$@"; do
 	"$REPO/tools/testing/vm/run.sh" --kernel "$k" --bench --timeout 1200 -- \
-		"$SIM_DIR/tcp-vm-guest.sh" -o "$raw/$k" -r "$reps" "${cases[@]}"
+		"$SIM_DIR/tcp-vm-guest.sh" -o "$raw/$k" -r "$reps" -t delack "${cases[@]}"
 done
 "$SIM_DIR/tcp_vm_report.py" "$raw" "$out"
 cat > "$out/RUN" <<-EOT

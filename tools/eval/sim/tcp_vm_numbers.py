@@ -63,7 +63,27 @@ def runs(k):
     return n.pop()
 
 
+def lone_acks(case, k, what="runs"):
+    """
+    Kernel K's runs of CASE that tcp-vm-rcv.bt followed (apart from
+    the runs of the table, as the probes slow the receiver): how many
+    ("runs"), how many ACKed the lone segment C as it arrived
+    ("at_once") or left it to a timer or a read ("later"), and of each,
+    how many had C grow the receive window ("at_once_grew", "later_grew").
+    """
+    rs = [r for r in recs if r["source"] == "kernel-traced" and r["case"] == case and
+          r["kernel"] == kernel(k) and "c_window_grew" in r]
+    if not rs:
+        raise LookupError(f"no traced run of {case} on {k}")
+    at_once = [r for r in rs if r["c_acked_at_once"]]
+    later = [r for r in rs if not r["c_acked_at_once"]]
+    return {"runs": len(rs), "at_once": len(at_once), "later": len(later),
+            "at_once_grew": sum(r["c_window_grew"] for r in at_once),
+            "later_grew": sum(r["c_window_grew"] for r in later)}[what]
+
+
 NUMBERS = {
+    "lone_acks": lone_acks,
     "model": model,
     "linux": linux,
     "ratio": ratio,

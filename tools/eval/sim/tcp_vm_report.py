@@ -121,6 +121,7 @@ def from_capture(path):
     before = [a for ts, a in acks if start < ts < start + sends[SEGS_B][0]] \
         if len(sends) > SEGS_B else []
     return {
+        "c_seq": (isn + 1 + b1) % 2**32,
         "acked_before_resend": (max(before) - b0) // MSS if before else None,
         "rtt_us": RTT_US,
         "ack_q_us": acked(MSS) - first(0),
@@ -138,18 +139,42 @@ def counters(path):
                 if len(w) >= 2 and w[1].isdigit()}
 
 
+def rcv_trace(path):
+    """
+    tcp-vm-rcv.bt's lines, by the segment's sequence number: whether the
+    segment grew the receive window (rcv_ssthresh) and whether its ACK
+    left at once (no ICSK_ACK_SCHED left pending).  Empty without a trace.
+    """
+    out = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for w in (line.split() for line in f):
+                if len(w) == 5 and w[0] == "rcv":
+                    seq, before, after, pending = map(int, w[1:])
+                    out[seq] = {"grew": after > before, "at_once": not pending & 1}
+    return out
+
+
 def kernel_runs(raw):
     for kdir in sorted(os.listdir(raw)):
         kpath = os.path.join(raw, kdir)
         with open(os.path.join(kpath, "kernel")) as f:
             kver = f.read().strip()
-        for case in CASES:
-            cdir = os.path.join(kpath, case)
+        trace = rcv_trace(os.path.join(kpath, "traced", "rcv-trace.txt"))
+        for case, source, cdir in [(c, s, os.path.join(kpath, *sub, c)) for c in CASES
+                                   for s, sub in (("kernel", ()),
+                                                  ("kernel-traced", ("traced",)))]:
             if not os.path.isdir(cdir):
                 continue
             for rep in sorted(os.listdir(cdir), key=int):
                 d = os.path.join(cdir, rep)
                 j = from_capture(os.path.join(d, "cap.txt"))
+                c = trace.get(j.pop("c_seq"))
+                if c:
+                    # C, the lone segment: did it grow the window, and
+                    # did its ACK leave at once?
+                    j["c_window_grew"] = c["grew"]
+                    j["c_acked_at_once"] = c["at_once"]
                 with open(os.path.join(d, "send.json")) as f:
                     j["tcp_info"] = json.load(f)
                 snd = counters(os.path.join(d, "nstat-sender.txt"))
@@ -157,7 +182,7 @@ def kernel_runs(raw):
                 j["probes"] = snd.get("TcpExtTCPLossProbes", 0)
                 j["rtos"] = snd.get("TcpExtTCPTimeouts", 0)
                 j["delayed_acks"] = rcv.get("TcpExtDelayedACKs", 0)
-                yield {"source": "kernel", "kernel": kver, "case": case, "rep": int(rep), **j}
+                yield {"source": source, "kernel": kver, "case": case, "rep": int(rep), **j}
 
 
 def model_runs():
