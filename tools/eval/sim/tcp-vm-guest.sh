@@ -183,6 +183,18 @@ run_one()
 	return $rc
 }
 
+# run_rep NAME=SPEC REP BASE: NAME's REP-th run into BASE/NAME/REP.
+run_rep()
+{
+	local name=${1%%=*}
+
+	log "$name $2/$reps"
+	run_one "${1#*=}" "$3/$name/$2" || {
+		log "$name $2 failed"
+		fail=1
+	}
+}
+
 modprobe tcp_dctcp
 mkdir -p "$out"
 uname -r > "$out/kernel"
@@ -191,31 +203,24 @@ run_one "" /tmp/tcp-vm-warmup
 fail=0
 for ((rep = 1; rep <= reps; rep++)); do
 	for c in "$@"; do
-		log "${c%%=*} $rep/$reps"
-		run_one "${c#*=}" "$out/${c%%=*}/$rep" || {
-			log "${c%%=*} $rep failed"
-			fail=1
-		}
+		run_rep "$c" "$rep" "$out"
 	done
 done
 [ -n "$trace" ] || exit $fail
-spec=-
+traced=
 for c in "$@"; do
-	[ "${c%%=*}" != "$trace" ] || spec=${c#*=}
+	[ "${c%%=*}" != "$trace" ] || traced=$c
 done
-[ "$spec" != - ] || { log "no case $trace"; exit 1; }
+[ -n "$traced" ] || { log "no case $trace"; exit 1; }
 mkdir -p "$out/traced"
 mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
 bpftrace "$HERE/tcp-vm-rcv.bt" > "$out/traced/rcv-trace.txt" 2>&1 &
 tpid=$!
 # bpftrace compiles its program first: slow under emulation.
 wait_line "$out/traced/rcv-trace.txt" Attaching 120 || exit 1
+log "tracing $trace"
 for ((rep = 1; rep <= reps; rep++)); do
-	log "$trace traced $rep/$reps"
-	run_one "$spec" "$out/traced/$trace/$rep" || {
-		log "$trace traced $rep failed"
-		fail=1
-	}
+	run_rep "$traced" "$rep" "$out/traced"
 done
 kill -INT "$tpid"
 wait "$tpid" || fail=1

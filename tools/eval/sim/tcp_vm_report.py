@@ -161,28 +161,32 @@ def kernel_runs(raw):
         with open(os.path.join(kpath, "kernel")) as f:
             kver = f.read().strip()
         trace = rcv_trace(os.path.join(kpath, "traced", "rcv-trace.txt"))
-        for case, source, cdir in [(c, s, os.path.join(kpath, *sub, c)) for c in CASES
-                                   for s, sub in (("kernel", ()),
-                                                  ("kernel-traced", ("traced",)))]:
-            if not os.path.isdir(cdir):
-                continue
-            for rep in sorted(os.listdir(cdir), key=int):
-                d = os.path.join(cdir, rep)
-                j = from_capture(os.path.join(d, "cap.txt"))
-                c = trace.get(j.pop("c_seq"))
-                if c:
-                    # C, the lone segment: did it grow the window, and
-                    # did its ACK leave at once?
-                    j["c_window_grew"] = c["grew"]
-                    j["c_acked_at_once"] = c["at_once"]
-                with open(os.path.join(d, "send.json")) as f:
-                    j["tcp_info"] = json.load(f)
-                snd = counters(os.path.join(d, "nstat-sender.txt"))
-                rcv = counters(os.path.join(d, "nstat-receiver.txt"))
-                j["probes"] = snd.get("TcpExtTCPLossProbes", 0)
-                j["rtos"] = snd.get("TcpExtTCPTimeouts", 0)
-                j["delayed_acks"] = rcv.get("TcpExtDelayedACKs", 0)
-                yield {"source": source, "kernel": kver, "case": case, "rep": int(rep), **j}
+        for case in CASES:
+            for source, cdir in (("kernel", os.path.join(kpath, case)),
+                                 ("kernel-traced", os.path.join(kpath, "traced", case))):
+                if os.path.isdir(cdir):
+                    yield from case_runs(cdir, trace, source, kver, case)
+
+
+def case_runs(cdir, trace, source, kver, case):
+    """The runs in CDIR, one of CASE on kernel KVER, as records of SOURCE."""
+    for rep in sorted(os.listdir(cdir), key=int):
+        d = os.path.join(cdir, rep)
+        j = from_capture(os.path.join(d, "cap.txt"))
+        c = trace.get(j.pop("c_seq"))
+        if c:
+            # C, the lone segment: did it grow the window, and
+            # did its ACK leave at once?
+            j["c_window_grew"] = c["grew"]
+            j["c_acked_at_once"] = c["at_once"]
+        with open(os.path.join(d, "send.json")) as f:
+            j["tcp_info"] = json.load(f)
+        snd = counters(os.path.join(d, "nstat-sender.txt"))
+        rcv = counters(os.path.join(d, "nstat-receiver.txt"))
+        j["probes"] = snd.get("TcpExtTCPLossProbes", 0)
+        j["rtos"] = snd.get("TcpExtTCPTimeouts", 0)
+        j["delayed_acks"] = rcv.get("TcpExtDelayedACKs", 0)
+        yield {"source": source, "kernel": kver, "case": case, "rep": int(rep), **j}
 
 
 def model_runs():
