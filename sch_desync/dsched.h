@@ -216,6 +216,7 @@ struct dsched_sender {
 	u64		idle_ns;	/* dsched_sender_idle() */
 	u8		lost;		/* in fast recovery or loss recovery */
 	u8		timeout;	/* that recovery follows a retransmit timeout */
+	u8		probe;		/* resends out of no recovery: a loss probe */
 	u8		counts;		/* a TCP sender: the two counts are its own */
 	u32		delivered_ce;	/* packets it had delivered with ECE */
 	u32		lost_out;	/* segments it counts lost */
@@ -227,7 +228,7 @@ struct dsched_sender {
  * reads only that.
  */
 #define DSCHED_ASK_LOSS		0x01	/* dsched_sender.lost and .timeout */
-#define DSCHED_ASK_IDLE		0x02	/* dsched_sender.idle_ns */
+#define DSCHED_ASK_IDLE		0x02	/* dsched_sender.idle_ns and .probe */
 #define DSCHED_ASK_COLLISION	0x04	/* .delivered_ce and .lost_out */
 
 /*

@@ -1330,6 +1330,33 @@ static inline void dsched_note_collision_loss(struct dsched *s, u32 idx,
 		dsched_raise_sign(g, DSCHED_SIGN_MARKS);
 }
 
+/*
+ * With arm collision, the sender of a packet that starts no burst in
+ * the silent group @idx resends the tail of its last one out of no
+ * recovery: a tail loss probe, sent when no ACK came for the tail.
+ *
+ * Where a collision drops only the last segments of each window, no
+ * sender counts a loss: nothing after the tail draws a SACK, so RACK
+ * marks nothing, and the probe repairs the tail after its timer,
+ * rto_min with one segment out.  Linux then cuts the window once
+ * (tcp_process_tlp_ack()) where a timeout took it to one segment, and
+ * the next step's bursts meet at the same port again: on an all-to-all
+ * every step stalled for rto_min, and arm collision saw nothing to arm
+ * on (Documentation/evaluation.md, "The all-to-all").  A probe is
+ * then a loss as a timeout's first resend is: after another sign in its
+ * burst it counts (dsched_note_loss()), before one it is a sign only,
+ * so that a faulty link's lone tail arms nothing.
+ */
+static inline void dsched_note_probe(struct dsched *s, u32 idx)
+{
+	struct dsched_group *g = &s->groups[idx];
+
+	if (dsched_group_sign(g) != DSCHED_SIGN_NONE)
+		dsched_note_loss(s, idx, false);
+	else
+		dsched_raise_sign(g, DSCHED_SIGN_MARKS);
+}
+
 /* The slot the map gives the group of @pk, or p.slot when it has none. */
 static inline u32 dsched_map_slot(const struct dsched *s,
 				  const struct dsched_pkt *pk)
@@ -1394,6 +1421,9 @@ static inline bool dsched_enqueue_pkt(struct dsched *s, u32 idx,
 			dsched_note_collision_loss(s, idx, snd);
 		else
 			dsched_note_loss(s, idx, snd->timeout);
+	} else if ((asks & DSCHED_ASK_IDLE) && snd->probe &&
+		   s->p.arm == DESYNC_ARM_COLLISION) {
+		dsched_note_probe(s, idx);
 	}
 	dsched_note_ecn(s, idx, pk);
 	mark = dsched_backlog_mark(s, idx);

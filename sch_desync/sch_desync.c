@@ -32,8 +32,9 @@
  *  - With 'arm collision' (the default), 'arm loss' or 'arm timeout' a
  *    group holds nothing until one of its bursts carried that sign of a
  *    collision (with 'arm collision' a loss along with ECN echoes, a run
- *    of lost segments or a second resend after a timeout, so that a
- *    faulty link's lone losses arm nothing); its window then opens
+ *    of lost segments, a second resend after a timeout or a tail loss
+ *    probe after another sign, so that a faulty link's lone losses arm
+ *    nothing); its window then opens
  *    at offset_max and narrows back to no hold by chance, so jobs whose
  *    bursts never collide pay no hold.
  *  - Under mq, mqprio or taprio the desyncs of the TX queues share what
@@ -560,26 +561,34 @@ static bool desync_skb_resends(const struct sk_buff *skb,
  * data in flight is its ACK clock, not the end of its burst, and the
  * silence of a socket that has @lost (desync_skb_sender_loss()) was its
  * retransmit timeout (see dsched_sender_idle()), as is that of one that
- * resends data (desync_skb_resends()).  Only local TCP senders
- * (desync_skb_tcp_sk()) are known; forwarded and other traffic relies on
- * 'idle' alone.
+ * resends data (desync_skb_resends()); out of no recovery, that resend
+ * is a tail loss probe, which dsched_note_probe() reads.  Fills
+ * @snd->idle_ns and @snd->probe, which the caller zeroed.  Only local TCP
+ * senders (desync_skb_tcp_sk()) are known; forwarded and other traffic
+ * relies on 'idle' alone.
  */
-static u64 desync_skb_sender_idle(const struct sk_buff *skb, bool lost)
+static void desync_skb_sender_idle(const struct sk_buff *skb, bool lost,
+				   struct dsched_sender *snd)
 {
 	const struct sock *sk = desync_skb_tcp_sk(skb);
 	const struct tcp_sock *tp;
+	bool resends;
 
 	if (!sk)
-		return 0;
+		return;
 	tp = tcp_sk(sk);
+	resends = desync_skb_resends(skb, sk);
+	/* A resend out of no recovery is a tail loss probe (dsched_note_probe()). */
+	snd->probe = resends && !lost;
 	/*
 	 * packets_out counts this segment only once it has left
 	 * tcp_transmit_skb(), so here it is what was sent before it.
 	 * srtt_us holds the smoothed RTT in units of 1/8 us.
 	 */
-	return dsched_sender_idle((u64)(READ_ONCE(tp->srtt_us) >> 3) * NSEC_PER_USEC,
-				  READ_ONCE(tp->packets_out) != 0,
-				  lost || desync_skb_resends(skb, sk));
+	snd->idle_ns = dsched_sender_idle((u64)(READ_ONCE(tp->srtt_us) >> 3) *
+					  NSEC_PER_USEC,
+					  READ_ONCE(tp->packets_out) != 0,
+					  lost || resends);
 }
 
 /*
@@ -656,8 +665,10 @@ static void desync_read_sender(const struct sk_buff *skb, u32 asks,
 
 	snd->lost = ca_state != 0;
 	snd->timeout = ca_state == TCP_CA_Loss;
-	snd->idle_ns = asks & DSCHED_ASK_IDLE ?
-		       desync_skb_sender_idle(skb, ca_state) : 0;
+	snd->idle_ns = 0;
+	snd->probe = 0;
+	if (asks & DSCHED_ASK_IDLE)
+		desync_skb_sender_idle(skb, ca_state, snd);
 	snd->counts = 0;
 	snd->delivered_ce = 0;
 	snd->lost_out = 0;

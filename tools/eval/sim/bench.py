@@ -17,7 +17,7 @@ without congestion and on incasts that collapse, "ML" those incasts
 over 20 iterations, "MP" the job profiles under arm, "D" the rows where
 fq_codel collapses over 20 iterations under the defaults and the
 operator's cheaper fixes, "DO" incasts over 20 iterations under the
-defaults with smaller windows.
+defaults with smaller windows, "AP" what a tail loss probe arms.
 
 Rows are scaled to fit about half an hour on two cores (see ROWS); the
 environment variable BENCH_SEEDS sets the number of seeds (default 5;
@@ -350,10 +350,24 @@ DEFAULTS_WINDOW = over_20_iterations("DO", ("incast-64x256k", "incast-256x64k",
                                             "incast-256x64k-permsg", "incast-128x1m-permsg"),
                                      WINDOW_QDISCS)
 
+# A tail that a loss probe repairs, as arm collision reads it since it
+# reads probes, and as it did before ("probe_sign 0", the model's
+# --probeSign: what the host reads, not a tc option): the all-to-all
+# whose every step stalled on probes over 20 iterations, the rows where
+# nothing collides, the job profiles, and the faulty uplink, whose lone
+# tails must arm nothing ("AP", not part of "make bench-sim").
+PROBE_QDISCS = ["fq_codel", "desync", "desync:probe_sign 0", "desync:rto_min 5ms",
+                "desync:rto_min 5ms probe_sign 0"]
+PROBE = (over_20_iterations("AP", ("alltoall-32",), PROBE_QDISCS) +
+         [("AP-" + n, "AP", a, PROBE_QDISCS) for n, _, a in ROWS
+          if n in ("ring-32", "twojob-2x16", "nocong-ring-8")] +
+         [("AP-" + n[len("P-"):], "AP", a, PROBE_QDISCS) for n, _, a, _ in PROFILE] +
+         [("AP-" + n[len("L-"):], "AP", a, PROBE_QDISCS[:3]) for n, _, a, _ in LOSSY])
+
 # Every row outside the matrix: "make bench-sim" runs none of them.
 EXTRA_ROWS = (ABLATIONS + STICKY + RTO + FIELD + FIELD_STICKY + WIDEN + WIDEN_LONG + LOSSY +
               BASELINE + PROFILE + ARM + ARM_LONG + ARM_PROFILE + DEFAULTS_LONG +
-              DEFAULTS_WINDOW)
+              DEFAULTS_WINDOW + PROBE)
 
 # Rows that one retransmit timeout more or less decides run this many
 # times BENCH_SEEDS seeds.  Four jobs of 165 ms, each moved 200 ms by a
@@ -366,8 +380,10 @@ def qdisc_args(label):
     """
     The desync-sim options of the column LABEL, "QDISC" or "QDISC:WORDS".
     WORDS are option words as tc and ip take them: "rto_min TIME" (ip
-    route's, for any qdisc) sets TCP's minimum RTO; the rest are
-    desync's tc options, fq's "ce_threshold TIME" or ranks' "slot TIME".
+    route's, for any qdisc) sets TCP's minimum RTO; desync's "probe_sign
+    0" is the model's --probeSign=0 (the host reads no loss probe); the
+    rest are desync's tc options, fq's "ce_threshold TIME" or ranks'
+    "slot TIME".
     """
     qdisc, _, words = label.partition(":")
     w = words.split()
@@ -375,6 +391,10 @@ def qdisc_args(label):
     if "rto_min" in w:
         i = w.index("rto_min")
         out.append(f"--minRto={w[i + 1]}")
+        del w[i:i + 2]
+    if qdisc == "desync" and "probe_sign" in w:
+        i = w.index("probe_sign")
+        out.append(f"--probeSign={w[i + 1]}")
         del w[i:i + 2]
     own = {"fq": "ce_threshold", "ranks": "slot"}
     if qdisc == "desync" and w:

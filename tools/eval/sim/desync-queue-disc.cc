@@ -306,6 +306,7 @@ bool DesyncQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
 		.idle_ns = snd.idle_ns,
 		.lost = snd.lost,
 		.timeout = snd.timeout,
+		.probe = snd.probe,
 		.counts = snd.counts,
 		.delivered_ce = snd.delivered_ce,
 		.lost_out = snd.lost_out,

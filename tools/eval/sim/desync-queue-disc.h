@@ -34,6 +34,7 @@ class DesyncQueueDisc : public QueueDisc
 		uint64_t idle_ns = 0;	/* dsched_sender_idle(), 0 when unknown */
 		bool lost = false;	/* recovering from a loss */
 		bool timeout = false;	/* from a retransmit timeout */
+		bool probe = false;	/* a resend out of no recovery: a loss probe */
 		bool counts = false;	/* a local TCP socket: the counts are its own */
 		uint32_t delivered_ce = 0;	/* tp->delivered_ce */
 		uint32_t lost_out = 0;		/* tp->lost_out */

@@ -365,6 +365,7 @@ DesyncQueueDisc::Sender Cluster::SenderOf(uint32_t host, const TcpHeader &th) co
 	bool resends = m_o.tcp == "linux" && th.GetSequenceNumber() < ss.sndNxt;
 	snd.idle_ns = dsched_sender_idle(ss.srttNs, th.GetSequenceNumber() != ss.una,
 					 snd.lost || resends);
+	snd.probe = resends && !snd.lost && m_o.probeSign;
 	return snd;
 }
 
@@ -1067,6 +1068,7 @@ void Cluster::Report(double wallS)
 	   << ", \"conns_per_peer\": " << m_o.connsPerPeer << ", \"tx_queues\": " << m_o.txQueues
 	   << ", \"mq_share\": " << (m_o.txQueues > 1 && m_o.hostQdisc == "desync" && m_o.mqShare ?
 					"true" : "false")
+	   << ", \"probe_sign\": " << (m_o.hostQdisc == "desync" && m_o.probeSign ? "true" : "false")
 	   << ", \"conns\": " << m_conns.size();
 	js << ", \"valid\": " << (valid ? "true" : "false");
 	for (const Job &j : m_jobs) {

@@ -246,6 +246,16 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 			  o->mqShare = b;
 			  return true;
 		  } },
+		{ "probeSign", "1|0: desync sees a tail loss probe as the module does, or "
+			       "not, as before it read one (--hostQdisc=desync)",
+		  [o](const std::string &v) {
+			  uint32_t b;
+
+			  if (!ParseU32(v, 0, 1, &b))
+				  return false;
+			  o->probeSign = b;
+			  return true;
+		  } },
 		{ "desync", "\"OPTIONS\" as for tc qdisc add ... desync",
 		  [o](const std::string &v) { o->desyncWords = v; return true; } },
 		{ "stage1", "share of each message sent with stage1Prio before the barrier "
@@ -318,6 +328,10 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 	}
 	if (o->rankSlotNs && o->hostQdisc != "ranks") {
 		std::cerr << "desync-sim: --rankSlot needs --hostQdisc=ranks\n";
+		return 2;
+	}
+	if (SimGiven(*o, "probeSign") && o->hostQdisc != "desync") {
+		std::cerr << "desync-sim: --probeSign needs --hostQdisc=desync\n";
 		return 2;
 	}
 	if (SimGiven(*o, "mqShare") && (o->txQueues < 2 || o->hostQdisc != "desync")) {

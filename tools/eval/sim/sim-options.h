@@ -52,6 +52,8 @@ struct SimOptions {
 	uint32_t txQueues = 1;		/* host qdisc instances, as under mq */
 	/* their desyncs share a table and a hash key, as the module's do */
 	bool mqShare = true;
+	/* desync reads a tail loss probe as the module does, or not (ablation) */
+	bool probeSign = true;
 	std::string desyncWords;
 	DesyncConfig desync;
 	/* OSP: share of each message sent before the barrier, 0 = one stage */

@@ -279,7 +279,7 @@ static const char *arm_sign(uint32_t arm)
 	case TC_DESYNC_ARM_TIMEOUT:
 		return "took a retransmit timeout after another sign of loss";
 	case TC_DESYNC_ARM_COLLISION:
-		return "carried a loss with a sign of a collision (ECN echoes, a run of segments lost, a second resend after a timeout)";
+		return "carried a loss with a sign of a collision (ECN echoes, a run of segments lost, a second resend after a timeout, a tail loss probe after one of these)";
 	default:
 		return "carried a loss";
 	}

@@ -824,7 +824,7 @@ advise_disarmed()
 	net_sample "$H" 1 TCPTimeouts=50 TCPDeliveredCE=70 TCPDelivered=200000
 	advise_on "$H"
 	doctor_says 0 \
-		"ok   collide: no burst start held in 10s (arm collision; 600 burst starts, 0 timeouts, 0.00 CE echoes a burst): desync cost nothing here, no hold and no CE mark of its own; a group holds from the burst after one of its bursts carried a loss with a sign of a collision (ECN echoes, a run of segments lost, a second resend after a timeout)"
+		"ok   collide: no burst start held in 10s (arm collision; 600 burst starts, 0 timeouts, 0.00 CE echoes a burst): desync cost nothing here, no hold and no CE mark of its own; a group holds from the burst after one of its bursts carried a loss with a sign of a collision (ECN echoes, a run of segments lost, a second resend after a timeout, a tail loss probe after one of these)"
 }
 
 # arm loss, groups that held, and no collision seen: nothing collides or
@@ -858,7 +858,7 @@ advise_arming()
 	net_sample "$H" 1 TCPTimeouts=62 TCPDelivered=200000
 	advise_on "$H"
 	doctor_says 0 \
-		"ok   collide: 12 TCP retransmit timeouts in 600 burst starts, none held (arm collision): the collisions that arm the groups, which hold from the burst after one that carried a loss with a sign of a collision (ECN echoes, a run of segments lost, a second resend after a timeout); run advise again to see whether the held bursts still collide" || return 1
+		"ok   collide: 12 TCP retransmit timeouts in 600 burst starts, none held (arm collision): the collisions that arm the groups, which hold from the burst after one that carried a loss with a sign of a collision (ECN echoes, a run of segments lost, a second resend after a timeout, a tail loss probe after one of these); run advise again to see whether the held bursts still collide" || return 1
 	advise_host_arm armed loss 600 held=40 hold_time=$((1500000000 + 20 * 1500000)) widen=7
 	net_sample "$H" 1 TCPTimeouts=62 TCPDelivered=200000
 	advise_on "$H"
