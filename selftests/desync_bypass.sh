@@ -166,12 +166,6 @@ bypass_flood_shared()
 	assert_cmp "throttled" "${SNAP[desync:throttled]}" -ge 300
 }
 
-nstat_of()	# NS COUNTER
-{
-	ip netns exec "$1" nstat -az "$2" 2>/dev/null |
-		awk -v c="$2" '$1 == c { print $2 }'
-}
-
 # A pure FIN has no payload, but it must not overtake its connection's
 # held data (the receiver would queue it out of order).
 bypass_fin_in_order()

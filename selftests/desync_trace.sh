@@ -30,6 +30,7 @@ ALL_TESTS="
 	trace_arm_collision_lone_resend
 	trace_arm_loss_lone_resend
 	trace_arm_collision_window_lost
+	trace_arm_collision_probe
 	trace_mq_one_offset
 	trace_widen_opened_part
 	trace_signs_of_ecn
@@ -42,7 +43,7 @@ ALL_TESTS="
 RETRY_TESTS="trace_burst_release trace_hold_at_window_end trace_sticky_redraw_on_loss"
 RETRY_TESTS+=" trace_widen_on_timeout trace_timeout_one_resend trace_arm_collision_default"
 RETRY_TESTS+=" trace_arm_collision_lone_resend trace_arm_loss_lone_resend"
-RETRY_TESTS+=" trace_arm_collision_window_lost trace_widen_opened_part"
+RETRY_TESTS+=" trace_arm_collision_window_lost trace_widen_opened_part trace_arm_collision_probe"
 
 # shellcheck source=selftests/lib.sh
 source "$(dirname "$(readlink -f "$0")")/lib.sh"
@@ -523,6 +524,72 @@ trace_arm_collision_window_lost()
 {
 	arm_timeout_bursts collision 9021 || return
 	assert_armed_at_fifth
+}
+
+# A TCP sender sends six messages of one segment each, acknowledged one
+# by one, through the desync root that the caller added on $DEV; the
+# receiver drops the first transmission of the fourth (a u32 filter on
+# its ingress matching the message's marker, with a gact that drops the
+# first packet it sees and passes the next).  With one segment out and
+# nothing after it, no ACK comes back: Linux sends the tail loss probe
+# where the RTO would fall due, after rto_min, with the socket still
+# open, and the probe repairs the message.  Sets OFFS, STEPS and SIGNS
+# (burst_fields), PROBES and RTOS (the sender's loss probes and
+# retransmit timeouts in the run).
+tcp_probe_bursts()	# PORT
+{
+	local res probes rtos
+
+	tc -n "$NS_B" qdisc add dev "$PEER" clsact ||
+		{ fail "cannot add clsact on the receiver"; return 1; }
+	defer tc -n "$NS_B" qdisc del dev "$PEER" clsact
+	# "DSNC" where the payload starts: IPv4 and TCP with timestamps.
+	tc -n "$NS_B" filter add dev "$PEER" ingress protocol ip u32 \
+		match u32 0x44534e43 0xffffffff at 52 \
+		action gact drop random determ pass 2 ||
+		{ fail "cannot add the receiver's drop filter"; return 1; }
+	probes=$(nstat_of "$NS_A" TcpExtTCPLossProbes)
+	rtos=$(nstat_of "$NS_A" TcpExtTCPTimeouts)
+	tcp_sink_start "$1" "$TMPD/probe-$1" || return 1
+	trace_on || return 1
+	if ! res=$(pyrun "$PY_ACKED"'
+import socket, sys, time
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=30)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+for i in range(6):
+    s.sendall((b"DSNC" if i == 3 else b"xxxx") + b"x" * 1444)
+    acked(s, "message %d" % i)
+    time.sleep(0.1)
+s.close()
+' "$B4" "$1" 2>&1); then
+		fail "TCP sender failed: $res"
+		return 1
+	fi
+	wait "$SINK_PID"
+	burst_fields
+	PROBES=$(( $(nstat_of "$NS_A" TcpExtTCPLossProbes) - probes ))
+	RTOS=$(( $(nstat_of "$NS_A" TcpExtTCPTimeouts) - rtos ))
+	note "loss probes $PROBES, retransmit timeouts $RTOS; offsets_ns ${OFFS[*]}; steps ${STEPS[*]}; signs ${SIGNS[*]}"
+	assert_eq "loss probes" "$PROBES" 1
+	assert_eq "retransmit timeouts" "$RTOS" 0
+	# Three before, the lost message, two after; the probe starts none.
+	assert_eq "bursts" "${#OFFS[@]}" 6
+	[ "${#OFFS[@]}" -eq 6 ]
+}
+
+# arm collision reads a tail loss probe, a resend from a socket in no
+# recovery (dsched_sender.probe), as a timeout's first resend.  A lone
+# probe, as a faulty link's lost tail draws, is a sign and arms nothing:
+# every burst starts at once, and the fifth reports the sign (marks)
+# that the probe raised; without the probe read it reports none.
+trace_arm_collision_probe()
+{
+	tcok qdisc add dev "$DEV" root handle 7: desync arm collision idle 5ms \
+		offset_max 4ms spread 0 slots 4 slot 3 || return
+	tcp_probe_bursts 9025 || return
+	assert_eq "offsets (ns)" "$(echo "${OFFS[@]}" | tr -d ' 0')" ""
+	assert_eq "steps" "${STEPS[*]}" "0 0 0 0 0 0"
+	assert_eq "signs of the bursts before 1-5" "${SIGNS[*]:0:5}" "none none none none marks"
 }
 
 MQDEV=dsmq0

@@ -807,6 +807,13 @@ def acked(s, what):
     sys.exit("%s never acknowledged" % what)
 '
 
+# The absolute value of the SNMP counter COUNTER (nstat's name) in NS.
+nstat_of()	# NS COUNTER
+{
+	ip netns exec "$1" nstat -az "$2" 2>/dev/null |
+		awk -v c="$2" '$1 == c { print $2 }'
+}
+
 # Run a Python snippet in NS_A with the arguments after it.
 pyrun()	# CODE ARGS...
 {
