@@ -333,11 +333,12 @@ ARM_PROFILE = [("MP-" + n[len("P-"):], "MP", a,
 # holds only after its own bursts collided: the collapsing rows over 20
 # iterations, the learning paid once and the steps after it, under the
 # operator's cheaper fixes, the defaults and the two defaults before
-# them, arm always and arm loss ("D", not part of "make bench-sim").
+# them, arm always and arm loss; the all-to-all, whose tails probes
+# repair, beside the incasts ("D", not part of "make bench-sim").
 DEFAULTS_QDISCS = ["fq_codel", "fq_codel:rto_min 5ms", "jitter", "ranks", "desync",
                    "desync:arm always", "desync:arm loss"]
-DEFAULTS_LONG = over_20_iterations("D", ("incast-256x64k", "incast-256x64k-permsg"),
-                                   DEFAULTS_QDISCS)
+DEFAULTS_LONG = over_20_iterations("D", ("incast-256x64k", "incast-256x64k-permsg",
+                                         "alltoall-32"), DEFAULTS_QDISCS)
 
 # Once a group has learnt, its step waits for the latest of the hosts'
 # holds, so the defaults' communication after learning is about the

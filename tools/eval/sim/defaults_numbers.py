@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The numbers the prose quotes from the runs of desync's defaults
 (results/sim-defaults): the matrix's rows 1-7, the scaled job profiles
-(rows P-) and the lossy rings (rows L-), each under the operator's
+(rows P-), the lossy rings (rows L-) and the ablation of the tail loss
+probe's sign (rows AP-), each under the operator's
 baselines, desync's defaults (`arm collision`), desync holding every
 burst start (`arm always`, the defaults before) and desync armed by any
 loss (`arm loss`, the defaults between).
@@ -37,7 +38,7 @@ def load(results):
 
 
 def rows_of(kind):
-    """The rows of KIND: "matrix" (rows 1-7), "P" or "L", in run order."""
+    """The rows of KIND: "matrix" (rows 1-7), "P", "L" or "AP", in run order."""
     if kind == "matrix":
         names = [r["name"] for r in dn.recs if isinstance(r["row"], int)]
     else:
@@ -104,6 +105,24 @@ def lossy():
                     for q in cols])
     return table(["row", "fq_codel: mean iteration (stalls; drops per run)"] +
                  [f"`{q}` / fq_codel" for q in cols], out)
+
+
+def probe():
+    """Rows AP-: the defaults reading tail loss probes and not
+    (probe_sign 0), with and without rto_min 5ms, over fq_codel."""
+    cols = [q for q in dict.fromkeys(r["host_qdisc"] for r in dn.recs if r["row"] == "AP")
+            if q != "fq_codel"]
+    out = []
+    for n in rows_of("AP"):
+        cells = [f"{format(dn.val(n, 'fq_codel', 'iter_mean_ms', 'spread'))} ms "
+                 + counts(n, "fq_codel")]
+        for q in cols:
+            cells.append(f"{format(dn.ratio(n, q, 'iter_mean_us', 'spread'))}x "
+                         f"{counts(n, q)[:-1]}; {format(dn.val(n, q, 'held', 'range'))})"
+                         if has(n, q) else "no run")
+        out.append([f"`{n}`"] + cells)
+    return table(["row", "fq_codel: mean iteration (stalls; drops per run)"] +
+                 [f"`{q}` / fq_codel (stalls; drops; held)" for q in cols], out)
 
 
 # ---- targets ----
@@ -367,4 +386,4 @@ NUMBERS.update({"target": target, "row_count": row_count, "kind_ratio": kind_rat
                 "iter_ms": dn.over_rows(iter_ms), "after_ms": dn.over_rows(after_ms),
                 "median_iter_ms": dn.over_rows(median_iter_ms)})
 TABLES = {"matrix": matrix, "profiles": profiles, "lossy": lossy, "targets": targets,
-          "window": window}
+          "window": window, "probe": probe}

@@ -155,9 +155,10 @@ def main():
         recs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(raw, "*.json")))]
     # The matrix's rows by number, then the ablations (A), sticky (S), RTO (R),
     # field (F), widen (W), long widen (WL), lossy-uplink (L), baseline (B),
-    # job profile (P), arm (M, ML, MP), the defaults' long (D) and window (DO) rows.
+    # job profile (P), arm (M, ML, MP), the defaults' long (D) and window (DO)
+    # rows, and the tail loss probe's (AP).
     extra = {"A": 99, "S": 100, "R": 101, "F": 102, "W": 103, "WL": 104, "L": 105, "B": 106,
-             "P": 107, "M": 108, "ML": 109, "MP": 110, "D": 111, "DO": 112}
+             "P": 107, "M": 108, "ML": 109, "MP": 110, "D": 111, "DO": 112, "AP": 113}
     recs.sort(key=lambda r: (extra.get(r["row"], r["row"]), run_file(r)))
     names = []
     for r in recs:
