@@ -92,10 +92,15 @@ def profiles():
     return dn.profiles(PROFILE_COLUMNS, "stalls")
 
 
+def columns_of(kind):
+    """The columns that ran rows of KIND, but fq_codel, in run order."""
+    return [q for q in dict.fromkeys(r["host_qdisc"] for r in dn.recs if r["row"] == kind)
+            if q != "fq_codel"]
+
+
 def lossy():
     """Rows L-: the ring with a faulty uplink, every column over fq_codel."""
-    cols = [q for q in dict.fromkeys(r["host_qdisc"] for r in dn.recs if r["row"] == "L")
-            if q != "fq_codel"]
+    cols = columns_of("L")
     out = []
     for n in rows_of("L"):
         out.append([f"`{n}`",
@@ -110,8 +115,7 @@ def lossy():
 def probe():
     """Rows AP-: the defaults reading tail loss probes and not
     (probe_sign 0), with and without rto_min 5ms, over fq_codel."""
-    cols = [q for q in dict.fromkeys(r["host_qdisc"] for r in dn.recs if r["row"] == "AP")
-            if q != "fq_codel"]
+    cols = columns_of("AP")
     out = []
     for n in rows_of("AP"):
         cells = [f"{format(dn.val(n, 'fq_codel', 'iter_mean_ms', 'spread'))} ms "

@@ -90,6 +90,17 @@ bool ParseU32(const std::string &s, uint32_t min, uint32_t max, uint32_t *out)
 	return true;
 }
 
+/* "1" or "0": a switch */
+bool ParseFlag(const std::string &s, bool *on)
+{
+	uint32_t b;
+
+	if (!ParseU32(s, 0, 1, &b))
+		return false;
+	*on = b;
+	return true;
+}
+
 /* "0.25": a fraction in [0, 1) */
 bool ParseFraction(const std::string &s, double *v)
 {
@@ -238,24 +249,10 @@ int SimParseOptions(int argc, char **argv, SimOptions *o)
 		{ "mqShare", "1|0: the desyncs of a host's TX queues share what their groups "
 			     "learn and one hash key, as the module's do under mq, or learn "
 			     "alone (--txQueues above 1, --hostQdisc=desync)",
-		  [o](const std::string &v) {
-			  uint32_t b;
-
-			  if (!ParseU32(v, 0, 1, &b))
-				  return false;
-			  o->mqShare = b;
-			  return true;
-		  } },
+		  [o](const std::string &v) { return ParseFlag(v, &o->mqShare); } },
 		{ "probeSign", "1|0: desync sees a tail loss probe as the module does, or "
 			       "not, as before it read one (--hostQdisc=desync)",
-		  [o](const std::string &v) {
-			  uint32_t b;
-
-			  if (!ParseU32(v, 0, 1, &b))
-				  return false;
-			  o->probeSign = b;
-			  return true;
-		  } },
+		  [o](const std::string &v) { return ParseFlag(v, &o->probeSign); } },
 		{ "desync", "\"OPTIONS\" as for tc qdisc add ... desync",
 		  [o](const std::string &v) { o->desyncWords = v; return true; } },
 		{ "stage1", "share of each message sent with stage1Prio before the barrier "
