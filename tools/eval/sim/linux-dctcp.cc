@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* linux-dctcp.cc	ns-3's DCTCP with Linux's two-segment ssthresh floor */
+/* linux-dctcp.cc	ns-3's DCTCP with Linux's ssthresh in whole segments, at least two */
 
 #include "linux-dctcp.h"
 
@@ -24,9 +24,17 @@ std::string LinuxDctcp::GetName() const
 	return "LinuxDctcp";
 }
 
+/*
+ * dctcp_ssthresh(): cwnd - cwnd x alpha / 2 in packets, at least two.
+ * Linux takes away the product rounded down, so ns-3's (1 - alpha / 2) x
+ * cwnd in bytes rounds up to whole segments.
+ */
 uint32_t LinuxDctcp::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight)
 {
-	return std::max(TcpDctcp::GetSsThresh(tcb, bytesInFlight), 2 * tcb->m_segmentSize);
+	uint32_t mss = tcb->m_segmentSize;
+	uint32_t segs = (TcpDctcp::GetSsThresh(tcb, bytesInFlight) + mss - 1) / mss;
+
+	return std::max(segs, 2u) * mss;
 }
 
 void LinuxDctcp::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event)

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * linux-dctcp.h	ns-3's DCTCP with the floor Linux keeps under ssthresh
+ * linux-dctcp.h	ns-3's DCTCP with ssthresh as Linux sets it
  *
- * ns-3 3.37 sets ssthresh to (1 - alpha / 2) of the window with no lower
- * bound; Linux's dctcp_ssthresh() never goes below two segments.  Below
- * one segment, with nothing in flight, ns-3's sender waits for a larger
- * window that no ACK will ever open and arms no timer: the connection
- * stalls for good.  A Linux host cannot get there, so neither may the
- * model's.
+ * ns-3 3.37 sets ssthresh to (1 - alpha / 2) of the window in bytes with
+ * no lower bound; Linux's dctcp_ssthresh() counts whole segments and
+ * never goes below two.  Below one segment, with nothing in flight,
+ * ns-3's sender waits for a larger window that no ACK will ever open and
+ * arms no timer: the connection stalls for good.  Short of a whole
+ * segment, the window that the reduction ends at leaves the sender one
+ * segment out where Linux has two.  A Linux host gets to neither, so
+ * neither may the model's.
  */
 #ifndef DESYNC_LINUX_DCTCP_H
 #define DESYNC_LINUX_DCTCP_H

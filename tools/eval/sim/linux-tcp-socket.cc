@@ -949,6 +949,29 @@ void LinuxTcpSocket::ProcessTlpAck(SequenceNumber32 ack, bool advanced, bool dup
 }
 
 /*
+ * tcp_cong_control() reduces the window in CWR on every ACK that
+ * delivers data.  ns-3 asks for the reduction only on an ACK that makes
+ * a whole segment with the bytes of the ACKs before it, so the ACK of a
+ * message's short tail alone, the echo of the mark that ends a step,
+ * reduced the window only every other time.  That ACK's reduction runs
+ * here, where ns-3's would, before the ACK sends anything.
+ */
+void LinuxTcpSocket::ProcessAck(const SequenceNumber32 &ack, bool sacked, uint32_t delivered,
+				const SequenceNumber32 &oldHead)
+{
+	uint32_t mss = m_tcb->m_segmentSize;
+	uint32_t bytes = ack > oldHead ? ack - oldHead : 0;
+
+	/* ns-3's segsAcked is 0: it asks for no reduction */
+	if (m_tcb->m_congState == TcpSocketState::CA_CWR && bytes && delivered &&
+	    bytes + m_bytesAckedNotProcessed < mss && !m_congestionControl->HasCongControl()) {
+		m_tcb->m_lastAckedSeq = ack;
+		m_recoveryOps->DoRecovery(m_tcb, delivered);
+	}
+	TcpSocketBase::ProcessAck(ack, sacked, delivered, oldHead);
+}
+
+/*
  * tcp_ack(): the probe's episode first, then, for an ACK of new data,
  * the probe timer again (tcp_set_xmit_timer(); ns-3 has restarted the
  * RTO in NewAck()).
@@ -1078,9 +1101,10 @@ void LinuxPrrRecovery::AckArrives(Ptr<const TcpTxBuffer> tx)
 void LinuxPrrRecovery::EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t, uint32_t,
 				     uint32_t deliveredBytes)
 {
+	m_mss = tcb->m_segmentSize;
 	m_prrDelivered = 0;
 	m_prrOut = 0;
-	m_priorCwnd = std::max<uint32_t>(tcb->m_cWnd, 1);
+	m_priorCwnd = std::max<uint32_t>(tcb->m_cWnd / m_mss, 1);
 	m_una = tcb->m_lastAckedSeq;
 	if (tcb->m_congState != TcpSocketState::CA_CWR)
 		Reduce(tcb, deliveredBytes);
@@ -1093,11 +1117,20 @@ void LinuxPrrRecovery::DoRecovery(Ptr<TcpSocketState> tcb, uint32_t deliveredByt
 		Reduce(tcb, deliveredBytes);
 }
 
-void LinuxPrrRecovery::Reduce(Ptr<TcpSocketState> tcb, uint32_t delivered)
+/*
+ * Linux counts the reduction in packets: an ACK of a write's short last
+ * segment delivers one, as a full one does.  Counted in bytes, that ACK
+ * left the window short of two segments, and a sender with one segment
+ * out waited for the receiver's delayed ACK.  The model's segments are
+ * full but for a write's last, so a byte count rounds up to packets.
+ */
+void LinuxPrrRecovery::Reduce(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes)
 {
-	int64_t mss = tcb->m_segmentSize;
-	int64_t inFlight = tcb->m_bytesInFlight;
-	int64_t delta = static_cast<int64_t>(tcb->m_ssThresh) - inFlight;
+	uint32_t mss = tcb->m_segmentSize;
+	int64_t delivered = SegsOf(deliveredBytes, mss);
+	int64_t inFlight = SegsOf(tcb->m_bytesInFlight, mss);
+	int64_t ssthresh = tcb->m_ssThresh / mss;
+	int64_t delta = ssthresh - inFlight;
 	bool advanced = tcb->m_lastAckedSeq > m_una;
 	bool newlyLost = m_tx && m_tx->GetLost() > m_lostBefore;
 	int64_t sndcnt;
@@ -1105,25 +1138,25 @@ void LinuxPrrRecovery::Reduce(Ptr<TcpSocketState> tcb, uint32_t delivered)
 	m_una = std::max(m_una, tcb->m_lastAckedSeq);
 	m_prrDelivered += delivered;
 	if (delta < 0) {
-		uint64_t dividend = static_cast<uint64_t>(tcb->m_ssThresh) * m_prrDelivered +
+		uint64_t dividend = static_cast<uint64_t>(ssthresh) * m_prrDelivered +
 				    m_priorCwnd - 1;
 
 		sndcnt = static_cast<int64_t>(dividend / m_priorCwnd) - m_prrOut;
 	} else {
 		sndcnt = std::max<int64_t>(static_cast<int64_t>(m_prrDelivered) - m_prrOut, delivered);
 		if (advanced && !newlyLost)
-			sndcnt += mss;
+			sndcnt++;
 		sndcnt = std::min(delta, sndcnt);
 	}
 	/* Force a fast retransmit upon entering fast recovery. */
-	sndcnt = std::max<int64_t>(sndcnt, m_prrOut ? 0 : mss);
-	tcb->m_cWnd = static_cast<uint32_t>(std::max<int64_t>(inFlight + sndcnt, 0));
+	sndcnt = std::max<int64_t>(sndcnt, m_prrOut ? 0 : 1);
+	tcb->m_cWnd = static_cast<uint32_t>(std::max<int64_t>(inFlight + sndcnt, 0) * mss);
 	tcb->m_cWndInfl = tcb->m_cWnd;
 }
 
 void LinuxPrrRecovery::UpdateBytesSent(uint32_t bytesSent)
 {
-	m_prrOut += bytesSent;
+	m_prrOut += SegsOf(bytesSent, m_mss);
 }
 
 /* ---- RACK (net/ipv4/tcp_recovery.c) ---- */

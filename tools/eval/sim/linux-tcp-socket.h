@@ -96,11 +96,13 @@ class LinuxPrrRecovery : public TcpClassicRecovery
 	void AckArrives(Ptr<const TcpTxBuffer> tx);
 
   private:
-	void Reduce(Ptr<TcpSocketState> tcb, uint32_t delivered);
+	void Reduce(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes);
 
-	uint32_t m_prrDelivered = 0;	/* bytes, as tp->prr_delivered */
+	/* packets, as Linux counts them */
+	uint32_t m_prrDelivered = 0;	/* tp->prr_delivered */
 	uint32_t m_prrOut = 0;		/* tp->prr_out */
 	uint32_t m_priorCwnd = 0;	/* tp->prior_cwnd */
+	uint32_t m_mss = 1;		/* the sender's segment size, for prr_out */
 	SequenceNumber32 m_una;		/* snd_una at the last reduction */
 	Ptr<const TcpTxBuffer> m_tx;
 	uint32_t m_lostBefore = 0;	/* m_tx's lost bytes before this ACK */
@@ -145,6 +147,8 @@ class LinuxTcpSocket : public TcpSocketBase
 	void NewAck(const SequenceNumber32 &seq, bool resetRTO) override;
 	void ReTxTimeout() override;
 	void ReceivedAck(Ptr<Packet> packet, const TcpHeader &tcpHeader) override;
+	void ProcessAck(const SequenceNumber32 &ackNumber, bool scoreboardUpdated,
+			uint32_t currentDelivered, const SequenceNumber32 &oldHeadSequence) override;
 	uint32_t AvailableWindow() const override;
 
   private:

@@ -15,7 +15,8 @@
  * --hold-b=MS has the sender's qdisc hold B's first segment, and all
  * that queues behind it, for MS ms, as desync holds a burst start.
  * --segs-b=N makes B N segments (20), more than the window takes at once
- * from 40 on.  The object also tells the window and ssthresh before B's
+ * from 40 on; --tail-b=BYTES makes B's last segment BYTES long, as a
+ * message that is no whole number of segments ends.  The object also tells the window and ssthresh before B's
  * first timeout and at an undo of it (TcpExtTCPLossUndo), and how many
  * undos and spurious timeouts (TcpExtTCPSpuriousRTOs) there were, and
  * how many probes, of which how many waited rto_min or more.
@@ -24,8 +25,8 @@
  * ACK every segment at once, as ip route's quickack 1 does.
  *
  * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] [--ce-c] [--ce-b=SEG]
- *                 [--segs-b=N] [--segs-c=N] [--short-b=BYTES] [--hold-b=MS]
- *                 [--pause=MS] [--quickack] [--drop=SEG:NTH,...]
+ *                 [--segs-b=N] [--segs-c=N] [--short-b=BYTES] [--tail-b=BYTES]
+ *                 [--hold-b=MS] [--pause=MS] [--quickack] [--drop=SEG:NTH,...]
  */
 #include <cstdlib>
 #include <iostream>
@@ -69,6 +70,13 @@ const uint32_t kMss = 1448;
 uint32_t g_segsB = 20;	/* --segs-b */
 uint32_t g_segsC = 1;
 uint32_t g_shortB = 0;
+uint32_t g_tailB = 0;	/* --tail-b; 0: B's last segment is a full one */
+
+/* The bytes of message B. */
+uint32_t BytesB()
+{
+	return (g_segsB - 1) * kMss + (g_tailB ? g_tailB : kMss);
+}
 
 /*
  * The receiving application: reads all it can at once, except that with
@@ -90,7 +98,7 @@ void ReadAll(Ptr<Socket> r)
 	while ((p = r->Recv())) {
 		g_reader.got += p->GetSize();
 		if (g_reader.pause.IsPositive() && g_reader.resume.IsZero() &&
-		    g_reader.got >= (1 + 20 + g_segsB) * kMss + g_shortB) {
+		    g_reader.got >= (1 + 20) * kMss + BytesB() + g_shortB) {
 			g_reader.resume = Simulator::Now() + g_reader.pause;
 			Simulator::Schedule(g_reader.pause, &ReadAll, r);
 			return;
@@ -124,6 +132,10 @@ class DropSegments : public ErrorModel
 		if (rel + g_shortB < firstB)
 			return false;
 		uint32_t seg = rel < firstB ? 0 : (rel - firstB) / kMss + 1;
+
+		/* C's segments, after a B whose tail is short */
+		if (rel >= firstB + BytesB())
+			seg = g_segsB + 1 + (rel - firstB - BytesB()) / kMss;
 		if ((ceC && seg == g_segsB + 1) || (seg == ceB && !sent[seg])) {
 			p->RemoveHeader(ppp);
 			p->RemoveHeader(ip);
@@ -249,7 +261,7 @@ void OnTx(Ptr<const Packet> p, const TcpHeader &th, Ptr<const TcpSocketBase>)
 			g_run.srttAtResend.push_back(g_run.srtt);
 		g_run.sendsB.push_back({ Simulator::Now(), (rel - g_run.em->firstB) / kMss + 1 });
 	}
-	if (rel == g_run.bytes - kMss && g_run.bytes == g_run.em->firstB + (g_segsB + g_segsC) * kMss)
+	if (rel == g_run.bytes - kMss && g_run.bytes == g_run.em->firstB + BytesB() + g_segsC * kMss)
 		g_run.sentC = Simulator::Now();
 }
 
@@ -271,7 +283,7 @@ void OnAck(SequenceNumber32, SequenceNumber32 ack)
 		g_run.ackQ = Simulator::Now();
 	if (g_run.inB) {
 		g_run.acksB.push_back(Simulator::Now());
-		if (rel == g_run.em->firstB + g_segsB * kMss) {
+		if (rel == g_run.em->firstB + BytesB()) {
 			g_run.inB = false;
 			g_run.doneB = Simulator::Now();
 			Simulator::Schedule(MilliSeconds(100), +[]() {
@@ -340,6 +352,9 @@ int main(int argc, char **argv)
 		} else if (a.rfind("--short-b=", 0) == 0 && std::atoi(a.c_str() + 10) >= 1 &&
 			   std::atoi(a.c_str() + 10) < static_cast<int>(kMss)) {
 			g_shortB = std::atoi(a.c_str() + 10);
+		} else if (a.rfind("--tail-b=", 0) == 0 && std::atoi(a.c_str() + 9) >= 1 &&
+			   std::atoi(a.c_str() + 9) < static_cast<int>(kMss)) {
+			g_tailB = std::atoi(a.c_str() + 9);
 		} else if (a.rfind("--hold-b=", 0) == 0 && std::atoi(a.c_str() + 9) >= 1 &&
 			   std::atoi(a.c_str() + 9) <= 3000) {
 			holdMs = std::atoi(a.c_str() + 9);
@@ -353,8 +368,8 @@ int main(int argc, char **argv)
 		} else {
 			std::cerr << "usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] "
 				     "[--ce-c] [--ce-b=SEG] [--segs-b=N] [--segs-c=N] "
-				     "[--short-b=BYTES] [--hold-b=MS] [--pause=MS] [--quickack] "
-				     "[--drop=SEG:NTH,...]\n";
+				     "[--short-b=BYTES] [--tail-b=BYTES] [--hold-b=MS] [--pause=MS] "
+				     "[--quickack] [--drop=SEG:NTH,...]\n";
 			return 2;
 		}
 	}
@@ -485,7 +500,8 @@ int main(int argc, char **argv)
 		g_run.inB = true;
 		g_run.startB = Simulator::Now();
 		g_run.srttB = g_run.srtt;
-		Write(g_segsB);
+		g_run.tx->Send(Create<Packet>(BytesB()));
+		g_run.bytes += BytesB();
 	});
 	Simulator::Stop(Seconds(5));
 	Simulator::Run();

@@ -92,6 +92,18 @@ below "a CE mark that changes DCTCP's CE state is ACKed at once" \
 check "a message after a window cut in an idle tail leaves in one round trip" \
 	"$(run "--ce-b=2 --segs-c=10" "j['done_c_us']")" $RTT_US
 
+# B of two segments and a short tail, the tail marked CE: its ACK, sent
+# at once as DCTCP's CE state changes, delivers one packet with nothing
+# left in flight, and the window reduction (tcp_cwnd_reduction(), CWR)
+# sets the window to that packet and one more: two segments, as Linux
+# counts packets.  C's three segments 100 ms later leave two at once,
+# which are ACKed at once, then the third: two round trips.  ns-3 skipped
+# the reduction on an ACK of less than a segment, and C left in one round
+# trip; counted in bytes, the window fell short of two segments, and one
+# segment left alone and waited for the receiver's delayed ACK.
+check "a window cut by the echo of a short tail sends two segments, then the rest" \
+	"$(run "--segs-b=3 --tail-b=1332 --ce-b=3 --segs-c=3" "j['done_c_us']")" $((2 * RTT_US))
+
 # Resend K of B (0 the first): when it left after B's start, the last
 # ACK before it, and in jiffies the RTO that __tcp_set_rto() gives the
 # sender's srtt then (srtt + rttvar, rttvar at least rto_min, 200 ms)
