@@ -16,10 +16,11 @@
  * that queues behind it, for MS ms, as desync holds a burst start.
  * --segs-b=N makes B N segments (20), more than the window takes at once
  * from 40 on; --tail-b=BYTES makes B's last segment BYTES long, as a
- * message that is no whole number of segments ends.  The object also tells the window and ssthresh before B's
- * first timeout and at an undo of it (TcpExtTCPLossUndo), and how many
- * undos and spurious timeouts (TcpExtTCPSpuriousRTOs) there were, and
- * how many probes, of which how many waited rto_min or more.
+ * message that is no whole number of segments ends.  The object also
+ * tells the window and ssthresh before B's first timeout and at an undo
+ * of it (TcpExtTCPLossUndo), and how many undos and spurious timeouts
+ * (TcpExtTCPSpuriousRTOs) there were, and how many probes, of which how
+ * many waited rto_min or more.
  * --pause=MS has the receiving application stop reading for MS ms once
  * it has read B, so that C arrives unread.  --quickack has the receiver
  * ACK every segment at once, as ip route's quickack 1 does.
@@ -242,10 +243,11 @@ void EventStart()
 	g_run.ssthEv = g_run.ssth;
 }
 
-void Write(uint32_t segs)
+/* The sender writes a message of @bytes. */
+void Write(uint32_t bytes)
 {
-	g_run.tx->Send(Create<Packet>(segs * kMss));
-	g_run.bytes += segs * kMss;
+	g_run.tx->Send(Create<Packet>(bytes));
+	g_run.bytes += bytes;
 }
 
 void OnTx(Ptr<const Packet> p, const TcpHeader &th, Ptr<const TcpSocketBase>)
@@ -288,7 +290,7 @@ void OnAck(SequenceNumber32, SequenceNumber32 ack)
 			g_run.doneB = Simulator::Now();
 			Simulator::Schedule(MilliSeconds(100), +[]() {
 				g_run.writeC = Simulator::Now();
-				Write(g_segsC);
+				Write(g_segsC * kMss);
 			});
 		}
 	}
@@ -481,18 +483,15 @@ int main(int argc, char **argv)
 		g_run.tx->Connect(InetSocketAddress(ifs.GetAddress(1), 5000));
 	});
 
-	Simulator::Schedule(MilliSeconds(10), &Write, 1);
-	Simulator::Schedule(MilliSeconds(30), &Write, 20);
+	Simulator::Schedule(MilliSeconds(10), &Write, kMss);
+	Simulator::Schedule(MilliSeconds(30), &Write, 20 * kMss);
 	/*
 	 * B is written a microsecond after the short message, which so
 	 * leaves as a segment of its own, not merged with B's head.
 	 */
 	Time atB = MilliSeconds(150);
 	if (g_shortB) {
-		Simulator::Schedule(atB, +[]() {
-			g_run.tx->Send(Create<Packet>(g_shortB));
-			g_run.bytes += g_shortB;
-		});
+		Simulator::Schedule(atB, &Write, g_shortB);
 		atB += MicroSeconds(1);
 	}
 	Simulator::Schedule(atB, +[]() {
@@ -500,8 +499,7 @@ int main(int argc, char **argv)
 		g_run.inB = true;
 		g_run.startB = Simulator::Now();
 		g_run.srttB = g_run.srtt;
-		g_run.tx->Send(Create<Packet>(BytesB()));
-		g_run.bytes += BytesB();
+		Write(BytesB());
 	});
 	Simulator::Stop(Seconds(5));
 	Simulator::Run();
