@@ -1229,27 +1229,56 @@ void LinuxTcpSocket::RackUpdate(const TcpHeader &th, SequenceNumber32 ack)
  * (tcp_enter_recovery()), whose first resend is the first hole and
  * whose partial ACKs resend the next.
  */
+/* tcp_rack_reo_wnd() */
+Time LinuxTcpSocket::RackReoWnd() const
+{
+	uint32_t sacked = 0;
+
+	for (const auto &kv : m_segs)
+		sacked += kv.second.sacked;
+	if (m_tcb->m_congState >= TcpSocketState::CA_RECOVERY || sacked >= 3)
+		return Time(0);
+	return std::min(m_minRttLinux == Time::Max() ? Time(0) : m_minRttLinux / 4,
+			MicroSeconds(m_srttUs8 >> 3));
+}
+
+/*
+ * How long before RACK marks @sg lost with the reordering window @reo
+ * (tcp_rack_detect_loss()): 0 or less once it is lost, Time::Max() for
+ * one SACKed or sent no earlier than the latest one delivered.
+ */
+Time LinuxTcpSocket::RackRemaining(const Seg &sg, Time reo) const
+{
+	if (sg.sacked || !(m_rackSent > sg.sent || (m_rackSent == sg.sent && m_rackEnd > sg.end)))
+		return Time::Max();
+	return m_rackRtt + reo - (Simulator::Now() - sg.sent);
+}
+
+/* Whether RACK marks the segment out at @seq lost now. */
+bool LinuxTcpSocket::RackLost(SequenceNumber32 seq) const
+{
+	auto it = m_segs.upper_bound(seq);
+
+	if (it == m_segs.begin())
+		return false;
+	--it;
+	return it->second.end > seq && RackRemaining(it->second, RackReoWnd()) <= Time(0);
+}
+
 bool LinuxTcpSocket::RackDetectLoss()
 {
 	Time now = Simulator::Now();
-	uint32_t sacked = 0, marked = 0;
+	Time reo = RackReoWnd();
+	uint32_t marked = 0;
 	bool lost = false;
 	Time wait(0);
 
 	m_rackAdvanced = false;
-	for (const auto &kv : m_segs)
-		sacked += kv.second.sacked;
-	Time reo = std::min(m_minRttLinux == Time::Max() ? Time(0) : m_minRttLinux / 4,
-			    MicroSeconds(m_srttUs8 >> 3));
-	if (m_tcb->m_congState >= TcpSocketState::CA_RECOVERY || sacked >= 3)
-		reo = Time(0);
 	for (const auto &kv : m_segs) {
-		const Seg &sg = kv.second;
+		Time remaining = RackRemaining(kv.second, reo);
 
-		if (sg.sacked ||
-		    !(m_rackSent > sg.sent || (m_rackSent == sg.sent && m_rackEnd > sg.end)))
+		if (remaining == Time::Max())
 			continue;
-		Time remaining = m_rackRtt + reo - (now - sg.sent);
 		if (remaining <= Time(0)) {
 			lost = true;
 			marked++;
@@ -1277,15 +1306,14 @@ bool LinuxTcpSocket::RackDetectLoss()
 		 * ns-3 takes a segment resent here as resent and does not
 		 * send it again itself.
 		 */
+		m_refusedEvent = UINT64_MAX;
 		uint32_t budget = std::max(AvailableWindow(), m_tcb->m_segmentSize);
 		std::vector<std::pair<SequenceNumber32, uint32_t>> resend;
 
 		for (const auto &kv : m_segs) {
 			const Seg &sg = kv.second;
 
-			if (sg.sacked ||
-			    !(m_rackSent > sg.sent || (m_rackSent == sg.sent && m_rackEnd > sg.end)) ||
-			    m_rackRtt + reo - (now - sg.sent) > Time(0))
+			if (RackRemaining(sg, reo) > Time(0))
 				continue;
 			uint32_t len = sg.end - kv.first;
 			if (len > budget)
@@ -1299,12 +1327,14 @@ bool LinuxTcpSocket::RackDetectLoss()
 		 * walk in Linux: a segment it found in the host ended the walk
 		 * there, and is not asked for again.
 		 */
+		m_inRackResend = true;
 		for (const auto &r : resend) {
 			if (m_busyEvent == Simulator::GetEventCount() && r.first == m_busySeq)
 				break;
 			if (!SendDataPacket(r.first, r.second, true))
 				break;
 		}
+		m_inRackResend = false;
 		SendPendingData(m_connected);
 	}
 	if (!lost && wait > Time(0) && !m_reoEvent.IsRunning()) {
@@ -1599,6 +1629,10 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, 
 
 	if (!fresh && m_frtoNewEvent == Simulator::GetEventCount())
 		return 0;
+	if (!fresh && !m_inProbe && !LinuxResends(seq)) {
+		m_refusedEvent = Simulator::GetEventCount();
+		return 0;
+	}
 	if (!fresh && !m_inProbe)
 		RetransmitAttempt(seq);
 	if (!fresh && StillInHostQueue(seq)) {
@@ -1647,6 +1681,35 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, 
 	return sz;
 }
 
+/*
+ * Whether Linux would resend the segment at @seq that ns-3 is about to
+ * resend (not a probe).  Linux resends only in recovery or after a
+ * timeout (tcp_xmit_retransmit_queue()), and only what is marked lost.
+ * ns-3 resends on its own scoreboard from SendPendingData(): a segment
+ * it counts lost while the socket is still open or in disorder, as on
+ * an ACK that moves snd_una and SACKs three segments at once, before
+ * RACK, which runs after ns-3's ACK processing, enters recovery; and in
+ * recovery with no new data to send, any segment not SACKed (RFC 6675's
+ * NextSeg() rule 3), though neither its scoreboard nor RACK marks it
+ * lost.  The first left
+ * outside recovery, where a qdisc reads a resend as a loss probe, and
+ * went again with RACK's resend; the second doubled what recovery
+ * sent.  Here RACK, or ns-3's own entry into recovery, resends; the
+ * window is shut for the rest of the event (AvailableWindow()), or
+ * SendPendingData() would ask for the same segment again, until RACK's
+ * walk opens it.
+ */
+bool LinuxTcpSocket::LinuxResends(SequenceNumber32 seq) const
+{
+	TcpSocketState::TcpCongState_t ca = m_tcb->m_congState;
+
+	if (ca == TcpSocketState::CA_LOSS || m_inRackResend)
+		return true;
+	if (ca != TcpSocketState::CA_RECOVERY)
+		return !m_rack;
+	return m_txBuffer->IsLost(seq) || (m_rack && RackLost(seq));
+}
+
 /* ---- resends of what is still in the host (net/ipv4/tcp_output.c) ---- */
 
 /*
@@ -1681,7 +1744,8 @@ bool LinuxTcpSocket::StillInHostQueue(SequenceNumber32 seq)
 uint32_t LinuxTcpSocket::AvailableWindow() const
 {
 	if (m_busyEvent == Simulator::GetEventCount() ||
-	    m_frtoNewEvent == Simulator::GetEventCount())
+	    m_frtoNewEvent == Simulator::GetEventCount() ||
+	    m_refusedEvent == Simulator::GetEventCount())
 		return 0;
 	return TcpSocketBase::AvailableWindow();
 }

@@ -173,6 +173,9 @@ class LinuxTcpSocket : public TcpSocketBase
 
 	void RackUpdate(const TcpHeader &th, SequenceNumber32 ack);
 	bool RackDetectLoss();
+	Time RackReoWnd() const;
+	bool RackLost(SequenceNumber32 seq) const;
+	bool LinuxResends(SequenceNumber32 seq) const;
 	void RackReoTimeout();
 
 	bool StillInHostQueue(SequenceNumber32 seq);
@@ -218,6 +221,7 @@ class LinuxTcpSocket : public TcpSocketBase
 	bool m_tlpOut = false;		/* tlp_high_seq is set */
 	bool m_tlpRetrans = false;
 	bool m_inProbe = false;
+	bool m_inRackResend = false;	/* RackDetectLoss() resends */
 	SequenceNumber32 m_tlpHighSeq;
 	TracedCallback<> m_probeTrace;	/* LINUX_MIB_TCPLOSSPROBES */
 	Time m_probeArmed;		/* when m_probeAt was last set */
@@ -232,6 +236,7 @@ class LinuxTcpSocket : public TcpSocketBase
 		uint64_t hostKey = 0;	/* the last transmission's, in m_hostQueue */
 	};
 	std::map<SequenceNumber32, Seg> m_segs;
+	Time RackRemaining(const Seg &sg, Time reo) const;
 	Time m_rackSent;		/* rack.mstamp */
 	SequenceNumber32 m_rackEnd;	/* rack.end_seq */
 	Time m_rackRtt;		/* rack.rtt_us */
@@ -245,6 +250,7 @@ class LinuxTcpSocket : public TcpSocketBase
 	uint64_t m_txKey = 0;
 	bool m_tsqThrottled = false;	/* TSQ_THROTTLED */
 	uint64_t m_busyEvent = UINT64_MAX;	/* the event whose resend found one busy */
+	uint64_t m_refusedEvent = UINT64_MAX;	/* ... that LinuxResends() refused */
 	SequenceNumber32 m_busySeq;		/* ... and where */
 	TracedCallback<> m_hostQueueTrace;	/* LINUX_MIB_TCPSPURIOUS_RTX_HOSTQUEUES */
 

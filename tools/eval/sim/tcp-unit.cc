@@ -21,6 +21,8 @@
  * of it (TcpExtTCPLossUndo), and how many undos and spurious timeouts
  * (TcpExtTCPSpuriousRTOs) there were, and how many probes, of which how
  * many waited rto_min or more.
+ * --drop-ack=NTH,... drops the NTH ACK without data that reaches the
+ * sender while B is out.
  * --pause=MS has the receiving application stop reading for MS ms once
  * it has read B, so that C arrives unread.  --quickack has the receiver
  * ACK every segment at once, as ip route's quickack 1 does.
@@ -28,6 +30,7 @@
  * Usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] [--ce-c] [--ce-b=SEG]
  *                 [--segs-b=N] [--segs-c=N] [--short-b=BYTES] [--tail-b=BYTES]
  *                 [--hold-b=MS] [--pause=MS] [--quickack] [--drop=SEG:NTH,...]
+ *                 [--drop-ack=NTH,...]
  */
 #include <cstdlib>
 #include <iostream>
@@ -145,6 +148,29 @@ class DropSegments : public ErrorModel
 			p->AddHeader(ppp);
 		}
 		return drop.count({ seg, ++sent[seg] }) > 0;
+	}
+	void DoReset() override {}
+};
+
+/*
+ * Drops the @nth ACK without data (1-based) that reaches the sender
+ * while B is out, on the sender's side of the link.
+ */
+class DropAcks : public ErrorModel
+{
+  public:
+	std::set<uint32_t> drop;
+	const bool *inB = nullptr;
+	uint32_t seen = 0;
+
+  private:
+	bool DoCorrupt(Ptr<Packet> p) override
+	{
+		TcpHeader th;
+
+		if (TcpPayload(p, &th) || !(th.GetFlags() & TcpHeader::ACK) || !*inB)
+			return false;
+		return drop.count(++seen) > 0;
 	}
 	void DoReset() override {}
 };
@@ -298,6 +324,22 @@ void OnAck(SequenceNumber32, SequenceNumber32 ack)
 		g_run.ackC = Simulator::Now();
 }
 
+bool ParseAckDrops(const std::string &s, std::set<uint32_t> *drop)
+{
+	std::istringstream in(s);
+	std::string item;
+
+	while (std::getline(in, item, ',')) {
+		unsigned nth;
+		std::istringstream one(item);
+
+		if (!(one >> nth) || nth < 1 || !one.eof())
+			return false;
+		drop->insert(nth);
+	}
+	return true;
+}
+
 bool ParseDrops(const std::string &s, std::set<std::pair<uint32_t, uint32_t>> *drop)
 {
 	std::istringstream in(s);
@@ -326,7 +368,7 @@ double Us(Time t)
 
 int main(int argc, char **argv)
 {
-	std::string tcp = "linux", drops;
+	std::string tcp = "linux", drops, ackDrops;
 	uint64_t rttUs = 5000, phaseUs = 0, holdMs = 0;
 	bool ceC = false, quickAck = false;
 	uint32_t ceB = 0;
@@ -367,11 +409,13 @@ int main(int argc, char **argv)
 			quickAck = true;
 		} else if (a.rfind("--drop=", 0) == 0) {
 			drops = a.substr(7);
+		} else if (a.rfind("--drop-ack=", 0) == 0) {
+			ackDrops = a.substr(11);
 		} else {
 			std::cerr << "usage: tcp-unit [--tcp=linux|ns3] [--rtt=US] [--phase=US] "
 				     "[--ce-c] [--ce-b=SEG] [--segs-b=N] [--segs-c=N] "
 				     "[--short-b=BYTES] [--tail-b=BYTES] [--hold-b=MS] [--pause=MS] "
-				     "[--quickack] [--drop=SEG:NTH,...]\n";
+				     "[--quickack] [--drop=SEG:NTH,...] [--drop-ack=NTH,...]\n";
 			return 2;
 		}
 	}
@@ -413,6 +457,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	d.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(g_run.em));
+	Ptr<DropAcks> ackEm = CreateObject<DropAcks>();
+	ackEm->inB = &g_run.inB;
+	if (!ParseAckDrops(ackDrops, &ackEm->drop)) {
+		std::cerr << "tcp-unit: bad --drop-ack \"" << ackDrops << "\"\n";
+		return 2;
+	}
+	d.Get(0)->SetAttribute("ReceiveErrorModel", PointerValue(ackEm));
 
 	auto sock = [&](uint32_t i) {
 		if (tcp == "ns3")

@@ -240,5 +240,20 @@ REAL="--segs-b=60 --drop=$(seq -s, 1 32)"
 below "a real timeout: F-RTO sends new data on the first ACK, finds the loss real, no undo" \
 	"$(run "$REAL" "0 if j['undos'] == 0 and [s for t, s in j['sends_b'][33:35]] == [33, 34] and $(resends) > 2 else 1")" 1
 
+# One segment of B lost, the rest SACKed: Linux resends what RACK marks
+# lost (tcp_xmit_retransmit_queue()), the one segment, and nothing of
+# what is still out.  ns-3's NextSeg() rule 3 resent every segment not
+# yet SACKed, one per ACK in recovery.
+below "one lost segment: recovery resends it alone, not the segments still out" \
+	"$(run "--drop=5:1" "abs($(resends) - 1) + sum(s != 5 for t, s in j['sends_b'][20:])")" 1
+
+# The ACKs that SACK B's sixth and seventh segment lost: the next one
+# moves snd_una and SACKs three segments at once.  Linux enters recovery
+# on it and resends the lost segment once.  ns-3 resent it from its
+# scoreboard before RACK entered recovery, still in disorder, where the
+# qdisc reads a resend as a loss probe, and RACK resent it again.
+below "an ACK that moves snd_una and SACKs three: the lost segment resent once" \
+	"$(run "--drop=5:1 --drop-ack=3,4" "abs(sum(s == 5 for t, s in j['sends_b']) - 2) + abs($(resends) - 1)")" 1
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
