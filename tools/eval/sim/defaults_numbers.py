@@ -65,9 +65,11 @@ def has(row, *qdiscs):
         return False
 
 
-def counts(row, q):
-    return (f"({format(dn.val(row, q, 'stalls', 'range'))}; "
-            f"{format(dn.val(row, q, 'drops', 'range'))})")
+def counts(row, q, *extra):
+    """"(stalls; drops)" of ROW's column Q over its seeds, then the
+    ranges of the EXTRA fields."""
+    fields = ("stalls", "drops") + extra
+    return "(" + "; ".join(format(dn.val(row, q, f, "range")) for f in fields) + ")"
 
 
 def matrix():
@@ -122,8 +124,7 @@ def probe():
                  + counts(n, "fq_codel")]
         for q in cols:
             cells.append(f"{format(dn.ratio(n, q, 'iter_mean_us', 'spread'))}x "
-                         f"{counts(n, q)[:-1]}; {format(dn.val(n, q, 'held', 'range'))})"
-                         if has(n, q) else "no run")
+                         + counts(n, q, "held") if has(n, q) else "no run")
         out.append([f"`{n}`"] + cells)
     return table(["row", "fq_codel: mean iteration (stalls; drops per run)"] +
                  [f"`{q}` / fq_codel (stalls; drops; held)" for q in cols], out)
