@@ -1218,17 +1218,6 @@ void LinuxTcpSocket::RackUpdate(const TcpHeader &th, SequenceNumber32 ack)
 	}
 }
 
-/*
- * tcp_rack_detect_loss() and tcp_rack_mark_lost(): a segment sent
- * before the latest one delivered is lost once RACK's RTT and the
- * reordering window (min_rtt / 4, at most srtt; none in recovery or
- * with three segments SACKed, tcp_rack_reo_wnd()) have passed since it
- * left; for one not yet, the REO timer runs then (plus
- * TCP_TIMEOUT_MIN_US).  ns-3 keeps its own scoreboard, which cannot be
- * marked segment by segment: a loss found here starts fast recovery
- * (tcp_enter_recovery()), whose first resend is the first hole and
- * whose partial ACKs resend the next.
- */
 /* tcp_rack_reo_wnd() */
 Time LinuxTcpSocket::RackReoWnd() const
 {
@@ -1265,6 +1254,17 @@ bool LinuxTcpSocket::RackLost(SequenceNumber32 seq) const
 	return it->second.end > seq && RackRemaining(it->second, RackReoWnd()) <= Time(0);
 }
 
+/*
+ * tcp_rack_detect_loss() and tcp_rack_mark_lost(): a segment sent
+ * before the latest one delivered is lost once RACK's RTT and the
+ * reordering window (min_rtt / 4, at most srtt; none in recovery or
+ * with three segments SACKed, tcp_rack_reo_wnd()) have passed since it
+ * left; for one not yet, the REO timer runs then (plus
+ * TCP_TIMEOUT_MIN_US).  ns-3 keeps its own scoreboard, which cannot be
+ * marked segment by segment: a loss found here starts fast recovery
+ * (tcp_enter_recovery()), whose first resend is the first hole and
+ * whose partial ACKs resend the next.
+ */
 bool LinuxTcpSocket::RackDetectLoss()
 {
 	Time now = Simulator::Now();
@@ -1306,7 +1306,7 @@ bool LinuxTcpSocket::RackDetectLoss()
 		 * ns-3 takes a segment resent here as resent and does not
 		 * send it again itself.
 		 */
-		m_refusedEvent = UINT64_MAX;
+		m_refusedEvent = UINT64_MAX;	/* RACK resends what ns-3 may not */
 		uint32_t budget = std::max(AvailableWindow(), m_tcb->m_segmentSize);
 		std::vector<std::pair<SequenceNumber32, uint32_t>> resend;
 
@@ -1691,13 +1691,12 @@ uint32_t LinuxTcpSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, 
  * RACK, which runs after ns-3's ACK processing, enters recovery; and in
  * recovery with no new data to send, any segment not SACKed (RFC 6675's
  * NextSeg() rule 3), though neither its scoreboard nor RACK marks it
- * lost.  The first left
- * outside recovery, where a qdisc reads a resend as a loss probe, and
- * went again with RACK's resend; the second doubled what recovery
- * sent.  Here RACK, or ns-3's own entry into recovery, resends; the
- * window is shut for the rest of the event (AvailableWindow()), or
- * SendPendingData() would ask for the same segment again, until RACK's
- * walk opens it.
+ * lost.  The first left outside recovery, where a qdisc reads a resend
+ * as a loss probe, and went again with RACK's resend; the second
+ * doubled what recovery sent.  Here RACK, or ns-3's own entry into
+ * recovery, resends; the window is shut for the rest of the event
+ * (AvailableWindow()), or SendPendingData() would ask for the same
+ * segment again, until RACK's walk opens it.
  */
 bool LinuxTcpSocket::LinuxResends(SequenceNumber32 seq) const
 {
