@@ -1223,9 +1223,12 @@ Time LinuxTcpSocket::RackReoWnd() const
 {
 	uint32_t sacked = 0;
 
+	/* None in recovery, where every resend LinuxResends() weighs asks. */
+	if (m_tcb->m_congState >= TcpSocketState::CA_RECOVERY)
+		return Time(0);
 	for (const auto &kv : m_segs)
 		sacked += kv.second.sacked;
-	if (m_tcb->m_congState >= TcpSocketState::CA_RECOVERY || sacked >= 3)
+	if (sacked >= 3)
 		return Time(0);
 	return std::min(m_minRttLinux == Time::Max() ? Time(0) : m_minRttLinux / 4,
 			MicroSeconds(m_srttUs8 >> 3));

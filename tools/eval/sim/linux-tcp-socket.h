@@ -250,8 +250,8 @@ class LinuxTcpSocket : public TcpSocketBase
 	uint64_t m_txKey = 0;
 	bool m_tsqThrottled = false;	/* TSQ_THROTTLED */
 	uint64_t m_busyEvent = UINT64_MAX;	/* the event whose resend found one busy */
-	uint64_t m_refusedEvent = UINT64_MAX;	/* ... that LinuxResends() refused */
 	SequenceNumber32 m_busySeq;		/* ... and where */
+	uint64_t m_refusedEvent = UINT64_MAX;	/* the event of a resend LinuxResends() refused */
 	TracedCallback<> m_hostQueueTrace;	/* LINUX_MIB_TCPSPURIOUS_RTX_HOSTQUEUES */
 
 	/*
